@@ -1,0 +1,146 @@
+/* scalemonctl.c - the client: global options, the verb table, and the
+ * helpers every verb uses to read arguments and the database. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "timeutil.h"
+
+#define DEFAULT_DB     "/var/lib/scalemon/scalemon.db"
+#define DEFAULT_SOCKET "/run/scalemon/control.sock"
+
+static const struct verb {
+        const char *name;
+        verb_fn fn;
+        const char *usage;
+} verbs[] = {
+        { "status",  verb_status,  "status                      daemon state, interval, CPUs, nodes, metrics, database" },
+        { "metrics", verb_metrics, "metrics                     the catalogue: name, scope, unit, source, availability" },
+        { "query",   verb_query,   "query METRIC [--cpu N | --node N | --per system|node|cpu]\n"
+                                   "              [--since WHEN] [--until WHEN] [--step DUR]" },
+};
+
+static void help(void)
+{
+        printf("Usage: scalemonctl [--db PATH] [--socket PATH] [--format table|json|csv] VERB ...\n"
+               "Read what scalemond recorded.\n\n"
+               "Verbs:\n");
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                printf("  %s\n", verbs[i].usage);
+        printf("\nOptions:\n"
+               "  --db PATH        database (default $SCALEMON_DB or %s)\n"
+               "  --socket PATH    daemon control socket (default $SCALEMON_SOCKET or %s)\n"
+               "  --format FORMAT  table (default), json or csv\n"
+               "  --help, --version\n\n"
+               "WHEN: %s.\nDUR: %s.\n"
+               "Exit status: 0 success, 1 the request failed, 2 bad usage.  See scalemonctl(1).\n",
+               DEFAULT_DB, DEFAULT_SOCKET, WHEN_FORMS, DURATION_FORMS);
+}
+
+struct store *ctl_store(struct ctl *ctl)
+{
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        if (ctl->store)
+                return ctl->store;
+        r = store_open(ctl->db_path, STORE_READ, &ctl->store, &err);
+        if (r < 0) {
+                ctl_fail(EXIT_FAILED, "%s", err ? err : strerror(-r));
+                return NULL;
+        }
+        return ctl->store;
+}
+
+int ctl_when(struct ctl *ctl, const char *opt, const char *arg, bool is_until, int64_t *ret)
+{
+        (void)ctl;
+        (void)is_until;
+        if (when_parse(arg, now_realtime_ns(), ret) == 0)
+                return 0;
+        return ctl_fail(EXIT_USAGE, "%s '%s': not a time; use %s", opt, arg, WHEN_FORMS);
+}
+
+int ctl_duration(const char *opt, const char *arg, int64_t *ret)
+{
+        if (duration_parse(arg, ret) == 0 && *ret > 0)
+                return 0;
+        return ctl_fail(EXIT_USAGE, "%s '%s': not a duration; use %s", opt, arg, DURATION_FORMS);
+}
+
+int ctl_int(const char *opt, const char *arg, long min, long max, long *ret)
+{
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || v < min || v > max)
+                return ctl_fail(EXIT_USAGE, "%s '%s': expected a whole number from %ld to %ld", opt, arg, min, max);
+        *ret = v;
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "db", required_argument, NULL, 'd' },
+                { "socket", required_argument, NULL, 's' },
+                { "format", required_argument, NULL, 'f' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {},
+        };
+        struct ctl ctl = { .format = FORMAT_TABLE };
+        int c, r;
+
+        ctl.db_path = getenv("SCALEMON_DB") ? getenv("SCALEMON_DB") : DEFAULT_DB;
+        ctl.socket_path = getenv("SCALEMON_SOCKET") ? getenv("SCALEMON_SOCKET") : DEFAULT_SOCKET;
+
+        /* "+": options end at the verb; the verb parses the rest. */
+        while ((c = getopt_long(argc, argv, "+", options, NULL)) >= 0) {
+                switch (c) {
+                case 'd':
+                        ctl.db_path = optarg;
+                        break;
+                case 's':
+                        ctl.socket_path = optarg;
+                        break;
+                case 'f':
+                        if (streq(optarg, "table"))
+                                ctl.format = FORMAT_TABLE;
+                        else if (streq(optarg, "json"))
+                                ctl.format = FORMAT_JSON;
+                        else if (streq(optarg, "csv"))
+                                ctl.format = FORMAT_CSV;
+                        else
+                                return ctl_fail(EXIT_USAGE, "--format '%s': use table, json or csv", optarg);
+                        break;
+                case 'h':
+                        help();
+                        return EXIT_OK;
+                case 'V':
+                        printf("scalemonctl %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                default:
+                        fprintf(stderr, "Try 'scalemonctl --help'.\n");
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind >= argc)
+                return ctl_fail(EXIT_USAGE, "no verb given; try 'scalemonctl --help'");
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, argv[optind])) {
+                        int v = optind;
+                        optind = 0;     /* verbs run getopt again on their own argv */
+                        r = verbs[i].fn(&ctl, argc - v, argv + v);
+                        store_close(ctl.store);
+                        return r;
+                }
+        return ctl_fail(EXIT_USAGE, "unknown verb '%s'; try 'scalemonctl --help'", argv[optind]);
+}

@@ -1,0 +1,191 @@
+/* status.c - `scalemonctl status` and `scalemonctl metrics`. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "timeutil.h"
+
+/* No options: anything after the verb is a usage error. */
+static int no_args(int argc, char **argv)
+{
+        static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                if (c == 'h') {
+                        printf("Usage: scalemonctl %s\n", argv[0]);
+                        return -1;
+                }
+                return EXIT_USAGE;
+        }
+        if (optind < argc)
+                return ctl_fail(EXIT_USAGE, "%s takes no arguments, got '%s'", argv[0], argv[optind]);
+        return 0;
+}
+
+/* Is the daemon that last wrote this database alive?  It records its pid
+ * at start and clears it on a clean stop. */
+static pid_t daemon_pid(struct store *s)
+{
+        char comm[64] = "", path[64];
+        int64_t pid;
+        FILE *f;
+
+        if (store_meta_get_int(s, "daemon_pid", &pid) < 0 || pid <= 0)
+                return 0;
+        if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
+                return 0;
+        snprintf(path, sizeof path, "/proc/%lld/comm", (long long)pid);
+        f = fopen(path, "re");
+        if (f) {
+                if (!fgets(comm, sizeof comm, f))
+                        comm[0] = 0;
+                fclose(f);
+        }
+        return startswith(comm, "scalemond") ? (pid_t)pid : 0;
+}
+
+int verb_status(struct ctl *ctl, int argc, char **argv)
+{
+        _cleanup_free_ struct store_metric_row *rows = NULL;
+        struct host_info host = { 0 };
+        struct store_summary sum;
+        struct store *s;
+        json_t *doc;
+        size_t n = 0;
+        int64_t interval = 0;
+        int avail = 0, unavail = 0, disabled = 0, r;
+        pid_t pid;
+
+        r = no_args(argc, argv);
+        if (r)
+                return r < 0 ? EXIT_OK : r;
+        s = ctl_store(ctl);
+        if (!s)
+                return EXIT_FAILED;
+        if (store_summary(s, &sum) < 0 || store_metrics_list(s, &rows, &n) < 0)
+                return ctl_fail(EXIT_FAILED, "cannot read %s: %s", ctl->db_path, store_errmsg(s));
+        store_host_get(s, &host);
+        store_meta_get_int(s, "interval_ns", &interval);
+        pid = daemon_pid(s);
+        for (size_t i = 0; i < n; i++) {
+                if (rows[i].available)
+                        avail++;
+                else if (startswith(rows[i].why, "disabled"))
+                        disabled++;
+                else
+                        unavail++;
+        }
+
+        doc = json_pack("{s:{s:b,s:o},s:{s:s,s:I,s:i},s:{s:s,s:s,s:s,s:i,s:i},s:o,s:{s:i,s:i},s:i,"
+                        "s:{s:i,s:i,s:i},s:{s:I,s:o,s:o}}",
+                        "daemon", "running", pid > 0, "pid", pid > 0 ? json_integer(pid) : json_null(),
+                        "database", "path", ctl->db_path, "size_bytes", (json_int_t)sum.size_bytes,
+                        "schema", store_schema_version(s),
+                        "host", "hostname", host.hostname ? host.hostname : "", "kernel",
+                        host.kernel ? host.kernel : "", "cpu_model", host.cpu_model ? host.cpu_model : "",
+                        "cpus", host.ncpus, "nodes", host.nnodes,
+                        "interval_s", interval ? json_real((double)interval / 1e9) : json_null(),
+                        "cpus", "online", sum.online_cpus, "total", sum.ncpus,
+                        "nodes", sum.nnodes,
+                        "metrics", "available", avail, "unavailable", unavail, "disabled", disabled,
+                        "samples", "intervals", (json_int_t)sum.ticks,
+                        "first", sum.ticks ? json_time(sum.first_t) : json_null(),
+                        "last", sum.ticks ? json_time(sum.last_t) : json_null());
+        if (!doc) {
+                host_info_clear(&host);
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        }
+
+        if (ctl->format == FORMAT_JSON)
+                r = output_json(doc);
+        else if (ctl->format == FORMAT_CSV) {
+                json_t *rowsj = json_pack("[O]", doc);
+                r = output_csv(rowsj);
+                json_decref(rowsj);
+        } else {
+                char size[32], iv[32] = "-", first[32], last[32];
+                format_bytes(sum.size_bytes, size, sizeof size);
+                if (interval)
+                        duration_format(interval, iv, sizeof iv);
+                if (pid > 0)
+                        printf("daemon:    running (pid %d)\n", (int)pid);
+                else
+                        printf("daemon:    not running\n");
+                printf("database:  %s (%s, schema %d)\n", ctl->db_path, size, store_schema_version(s));
+                printf("host:      %s, kernel %s, %s\n", host.hostname ? host.hostname : "?",
+                       host.kernel ? host.kernel : "?", host.cpu_model ? host.cpu_model : "?");
+                printf("interval:  %s\n", iv);
+                printf("CPUs:      %d online of %d\n", sum.online_cpus, sum.ncpus);
+                printf("nodes:     %d\n", sum.nnodes);
+                printf("metrics:   %d available, %d unavailable, %d disabled (scalemonctl metrics)\n", avail,
+                       unavail, disabled);
+                if (sum.ticks) {
+                        time_format_local(sum.first_t, first, sizeof first);
+                        time_format_local(sum.last_t, last, sizeof last);
+                        printf("samples:   %lld intervals, %s .. %s\n", (long long)sum.ticks, first, last);
+                } else
+                        printf("samples:   none yet\n");
+                r = EXIT_OK;
+        }
+        json_decref(doc);
+        host_info_clear(&host);
+        return r;
+}
+
+int verb_metrics(struct ctl *ctl, int argc, char **argv)
+{
+        static const char *const cols[] = { "NAME", "SCOPE", "UNIT", "SOURCE", "AVAILABLE", NULL };
+        _cleanup_free_ struct store_metric_row *rows = NULL;
+        struct store *s;
+        json_t *arr, *doc;
+        size_t n = 0;
+        int r;
+
+        r = no_args(argc, argv);
+        if (r)
+                return r < 0 ? EXIT_OK : r;
+        s = ctl_store(ctl);
+        if (!s)
+                return EXIT_FAILED;
+        if (store_metrics_list(s, &rows, &n) < 0)
+                return ctl_fail(EXIT_FAILED, "cannot read %s: %s", ctl->db_path, store_errmsg(s));
+
+        if (ctl->format == FORMAT_TABLE) {
+                struct libscols_table *tb = table_new(cols, NULL);
+                if (!tb)
+                        return ctl_fail(EXIT_FAILED, "out of memory");
+                for (size_t i = 0; i < n; i++) {
+                        char avail[300];
+                        if (rows[i].available)
+                                snprintf(avail, sizeof avail, "yes");
+                        else
+                                snprintf(avail, sizeof avail, "no: %s", rows[i].why);
+                        table_row(tb, rows[i].name, rows[i].scope, rows[i].unit, rows[i].source, avail);
+                }
+                return table_print(tb);
+        }
+
+        arr = json_array();
+        for (size_t i = 0; i < n; i++) {
+                json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "name", rows[i].name, "scope", rows[i].scope, "unit",
+                                      rows[i].unit, "source", rows[i].source, "available", rows[i].available);
+                if (!rows[i].available)
+                        json_object_set_new(o, "why", json_string(rows[i].why));
+                json_array_append_new(arr, o);
+        }
+        if (ctl->format == FORMAT_CSV)
+                r = output_csv(arr);
+        else {
+                doc = json_pack("{s:O}", "metrics", arr);
+                r = output_json(doc);
+                json_decref(doc);
+        }
+        json_decref(arr);
+        return r;
+}

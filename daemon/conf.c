@@ -1,0 +1,339 @@
+/* conf.c - read scalemon.conf.
+ *
+ * The format is "key = value" lines; '#' starts a comment.  Each key has a
+ * handler in the table below; problems are reported as file:line, and
+ * values are range-checked once the whole file has been read.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "conf.h"
+#include "macro.h"
+#include "timeutil.h"
+
+void conf_defaults(struct conf *c)
+{
+        memset(c, 0, sizeof *c);
+        c->interval_ns = CONF_DEFAULT_INTERVAL;
+        c->database = strdup(CONF_DEFAULT_DATABASE);
+        c->socket = strdup(CONF_DEFAULT_SOCKET);
+        c->control_group = strdup("scalemon");
+        for (int m = 0; m < _M_MAX; m++)
+                c->enabled[m] = true;
+}
+
+void conf_free(struct conf *c)
+{
+        free(c->database);
+        free(c->socket);
+        free(c->control_group);
+        memset(c, 0, sizeof *c);
+}
+
+int conf_copy(struct conf *dst, const struct conf *src)
+{
+        struct conf c = *src;
+        c.database = src->database ? strdup(src->database) : NULL;
+        c.socket = src->socket ? strdup(src->socket) : NULL;
+        c.control_group = src->control_group ? strdup(src->control_group) : NULL;
+        if ((src->database && !c.database) || (src->socket && !c.socket) ||
+            (src->control_group && !c.control_group)) {
+                conf_free(&c);
+                return -ENOMEM;
+        }
+        *dst = c;
+        return 0;
+}
+
+/* What a parse builds: the new settings, and the two metric lists that
+ * are combined into c.enabled once the whole file is read. */
+struct parse_state {
+        struct conf c;
+        bool metrics[_M_MAX];
+        bool exclude[_M_MAX];
+};
+
+/* A handler parses value into st, or writes what is wrong into err. */
+typedef int (*conf_handler)(struct parse_state *st, const char *value, char *err, size_t errlen);
+
+static int set_interval(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        struct conf *c = &st->c;
+        int64_t ns;
+        char lo[16], hi[16];
+
+        if (duration_parse(value, &ns) < 0) {
+                snprintf(err, errlen, "interval '%s' is not a duration (%s)", value, DURATION_FORMS);
+                return -EINVAL;
+        }
+        if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
+                duration_format(CONF_MIN_INTERVAL, lo, sizeof lo);
+                duration_format(CONF_MAX_INTERVAL, hi, sizeof hi);
+                snprintf(err, errlen, "interval %s is out of range (%s..%s)", value, lo, hi);
+                return -ERANGE;
+        }
+        c->interval_ns = ns;
+        return 0;
+}
+
+static int set_path(char **field, const char *what, const char *value, char *err, size_t errlen)
+{
+        char *p;
+        if (value[0] != '/') {
+                snprintf(err, errlen, "%s '%s' must be an absolute path", what, value);
+                return -EINVAL;
+        }
+        p = strdup(value);
+        if (!p)
+                return -ENOMEM;
+        free(*field);
+        *field = p;
+        return 0;
+}
+
+static int set_database(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        struct conf *c = &st->c;
+        return set_path(&c->database, "database", value, err, errlen);
+}
+
+static int set_socket(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        struct conf *c = &st->c;
+        if (strlen(value) >= 108) {
+                snprintf(err, errlen, "socket path is longer than a UNIX socket allows (107 bytes)");
+                return -ENAMETOOLONG;
+        }
+        return set_path(&c->socket, "socket", value, err, errlen);
+}
+
+static int set_control_group(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        struct conf *c = &st->c;
+        char *p;
+        for (const char *q = value; *q; q++)
+                if (!isalnum((unsigned char)*q) && *q != '_' && *q != '-' && *q != '.') {
+                        snprintf(err, errlen, "control_group '%s' is not a group name", value);
+                        return -EINVAL;
+                }
+        p = strdup(value);
+        if (!p)
+                return -ENOMEM;
+        free(c->control_group);
+        c->control_group = p;
+        return 0;
+}
+
+/* "all", or a comma/space separated list of metric names into set[]. */
+static int parse_metric_list(const char *value, bool *set, bool allow_all, char *err, size_t errlen)
+{
+        char buf[2048], *save = NULL, *tok;
+
+        for (int m = 0; m < _M_MAX; m++)
+                set[m] = false;
+        if (allow_all && streq(value, "all")) {
+                for (int m = 0; m < _M_MAX; m++)
+                        set[m] = true;
+                return 0;
+        }
+        if (strlen(value) >= sizeof buf) {
+                snprintf(err, errlen, "metric list is too long");
+                return -E2BIG;
+        }
+        strcpy(buf, value);
+        for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+                int m = metric_id_by_name(tok);
+                if (m < 0) {
+                        snprintf(err, errlen, "unknown metric '%s' (scalemonctl metrics lists them)", tok);
+                        return -EINVAL;
+                }
+                set[m] = true;
+        }
+        return 0;
+}
+
+static int set_metrics(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return parse_metric_list(value, st->metrics, true, err, errlen);
+}
+
+static int set_exclude(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return parse_metric_list(value, st->exclude, false, err, errlen);
+}
+
+static const struct {
+        const char *key;
+        conf_handler handler;
+} conf_table[] = {
+        { "interval",      set_interval },
+        { "database",      set_database },
+        { "socket",        set_socket },
+        { "control_group", set_control_group },
+        { "metrics",       set_metrics },
+        { "exclude",       set_exclude },
+};
+
+static char *trim(char *s)
+{
+        char *e;
+        while (isspace((unsigned char)*s))
+                s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char)e[-1]))
+                *--e = 0;
+        return s;
+}
+
+static int fail(char **ret_err, const char *fname, unsigned line, const char *fmt, ...) _printf_(4, 5);
+static int fail(char **ret_err, const char *fname, unsigned line, const char *fmt, ...)
+{
+        char msg[768];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (ret_err && asprintf(ret_err, "%s:%u: %s", fname, line, msg) < 0)
+                *ret_err = NULL;
+        return -EINVAL;
+}
+
+int conf_parse(const char *text, size_t len, const char *fname, struct conf *out, char **ret_err)
+{
+        struct parse_state st = { 0 };
+        bool seen[ELEMENTSOF(conf_table)] = { false };
+        const char *p = text, *end = text + len;
+        unsigned line = 0;
+        int r;
+
+        r = conf_copy(&st.c, out);
+        if (r < 0)
+                return r;
+        memcpy(st.metrics, st.c.enabled, sizeof st.metrics);
+
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                char buf[4096], *s, *eq, *key, *value, *hash, err[512] = "";
+                size_t n;
+                size_t i;
+
+                if (!eol)
+                        eol = end;
+                n = (size_t)(eol - p);
+                line++;
+                if (n >= sizeof buf) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line, "line is too long (limit %zu bytes)", sizeof buf - 1);
+                }
+                memcpy(buf, p, n);
+                buf[n] = 0;
+                p = eol + 1;
+                if (memchr(buf, 0, n)) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line, "line contains a NUL byte");
+                }
+                hash = strchr(buf, '#');
+                if (hash)
+                        *hash = 0;
+                s = trim(buf);
+                if (!*s)
+                        continue;
+                eq = strchr(s, '=');
+                if (!eq) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line, "expected 'key = value', got '%s'", s);
+                }
+                *eq = 0;
+                key = trim(s);
+                value = trim(eq + 1);
+                for (i = 0; i < ELEMENTSOF(conf_table); i++)
+                        if (streq(conf_table[i].key, key))
+                                break;
+                if (i == ELEMENTSOF(conf_table)) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line,
+                                    "unknown key '%s' (known: interval, database, socket, control_group, metrics, exclude)",
+                                    key);
+                }
+                if (seen[i]) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line, "'%s' is set twice", key);
+                }
+                seen[i] = true;
+                if (!*value) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line, "'%s' has no value", key);
+                }
+                r = conf_table[i].handler(&st, value, err, sizeof err);
+                if (r == -ENOMEM) {
+                        conf_free(&st.c);
+                        return r;
+                }
+                if (r < 0) {
+                        conf_free(&st.c);
+                        return fail(ret_err, fname, line, "%s", err);
+                }
+        }
+
+        for (int m = 0; m < _M_MAX; m++)
+                st.c.enabled[m] = st.metrics[m] && !st.exclude[m];
+        conf_free(out);
+        *out = st.c;
+        return 0;
+}
+
+int conf_load(const char *path, bool missing_ok, struct conf *c, char **ret_err)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0, cap = 0;
+        struct stat st;
+
+        if (fd < 0) {
+                int r = negative_errno();
+                if (r == -ENOENT && missing_ok)
+                        return 0;
+                if (asprintf(ret_err, "%s: cannot read: %s", path, strerror(-r)) < 0)
+                        *ret_err = NULL;
+                return r;
+        }
+        if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+                if (asprintf(ret_err, "%s: not a regular file", path) < 0)
+                        *ret_err = NULL;
+                return -EINVAL;
+        }
+        for (;;) {
+                ssize_t k;
+                if (len == cap) {
+                        char *t;
+                        if (cap >= 1 << 20) {
+                                if (asprintf(ret_err, "%s: larger than 1 MiB, not a scalemon.conf", path) < 0)
+                                        *ret_err = NULL;
+                                return -EFBIG;
+                        }
+                        t = realloc(text, cap = cap ? cap * 2 : 4096);
+                        if (!t)
+                                return -ENOMEM;
+                        text = t;
+                }
+                k = read(fd, text + len, cap - len);
+                if (k < 0) {
+                        int r = negative_errno();
+                        if (asprintf(ret_err, "%s: cannot read: %s", path, strerror(-r)) < 0)
+                                *ret_err = NULL;
+                        return r;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        return conf_parse(text, len, path, c, ret_err);
+}

@@ -1,0 +1,252 @@
+/* main.c - scalemond: command line, configuration, daemonizing.
+ *
+ * Everything after start-up happens in manager.c's event loop.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "conf.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "timeutil.h"
+
+static void help(void)
+{
+        printf("Usage: scalemond [OPTION]...\n"
+               "Sample scalability counters per CPU and per NUMA node into SQLite.\n"
+               "\n"
+               "  --config FILE     configuration file (default %s; a missing default is fine)\n"
+               "  --db PATH         database (default %s)\n"
+               "  --socket PATH     control socket (default %s)\n"
+               "  --interval DUR    sampling interval, 10ms..60s (default 1s)\n"
+               "  --foreground      stay in the foreground and log to stderr\n"
+               "  --check-config    check the configuration and exit: 0 if good\n"
+               "  --version         print the version and exit\n"
+               "  --help            print this help and exit\n"
+               "\n"
+               "Command-line values win over the configuration file.  See scalemond(8)\n"
+               "and scalemon.conf(5).\n",
+               CONF_DEFAULT_PATH, CONF_DEFAULT_DATABASE, CONF_DEFAULT_SOCKET);
+}
+
+/* Make a path absolute, so that it stays right after chdir("/"). */
+static char *absolute(const char *p)
+{
+        char cwd[4096], *r;
+        if (p[0] == '/' || !getcwd(cwd, sizeof cwd))
+                return strdup(p);
+        if (asprintf(&r, "%s/%s", cwd, p) < 0)
+                return NULL;
+        return r;
+}
+
+/* Fork into the background.  The parent waits until the child says it is
+ * ready (or why it is not), so errors still reach the terminal. */
+static int daemonize(int *ret_ready_fd)
+{
+        int pfd[2];
+        pid_t pid;
+
+        if (pipe2(pfd, O_CLOEXEC) < 0)
+                return negative_errno();
+        pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid > 0) {
+                char buf[1024];
+                ssize_t k;
+                close(pfd[1]);
+                k = read(pfd[0], buf, sizeof buf - 1);
+                if (k > 0) {
+                        buf[k] = 0;
+                        if (streq(buf, "ok"))
+                                _exit(EXIT_SUCCESS);
+                }
+                /* the child logged why; it went to syslog, so say it here */
+                fprintf(stderr, "scalemond: failed to start (see the system log)\n");
+                _exit(EXIT_FAILURE);
+        }
+        close(pfd[0]);
+        if (setsid() < 0)
+                return negative_errno();
+        pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid > 0)
+                _exit(EXIT_SUCCESS);
+        if (chdir("/") < 0)
+                return negative_errno();
+        {
+                int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+                if (nul >= 0) {
+                        dup2(nul, STDIN_FILENO);
+                        dup2(nul, STDOUT_FILENO);
+                        dup2(nul, STDERR_FILENO);
+                        if (nul > 2)
+                                close(nul);
+                }
+        }
+        *ret_ready_fd = pfd[1];
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP };
+        static const struct option options[] = {
+                { "config", required_argument, NULL, OPT_CONFIG },
+                { "db", required_argument, NULL, OPT_DB },
+                { "socket", required_argument, NULL, OPT_SOCKET },
+                { "interval", required_argument, NULL, OPT_INTERVAL },
+                { "foreground", no_argument, NULL, OPT_FOREGROUND },
+                { "check-config", no_argument, NULL, OPT_CHECK },
+                { "version", no_argument, NULL, OPT_VERSION },
+                { "help", no_argument, NULL, OPT_HELP },
+                {},
+        };
+        struct manager_options mo = { .ready_fd = -1 };
+        _cleanup_free_ char *config_path = NULL, *err = NULL;
+        bool foreground = false, check = false;
+        struct manager *m = NULL;
+        struct conf conf;
+        int c, r;
+
+        memset(&mo.overrides, 0, sizeof mo.overrides);
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                switch (c) {
+                case OPT_CONFIG:
+                        free(config_path);
+                        config_path = absolute(optarg);
+                        break;
+                case OPT_DB:
+                        free(mo.overrides.database);
+                        mo.overrides.database = absolute(optarg);
+                        mo.override_database = true;
+                        break;
+                case OPT_SOCKET:
+                        free(mo.overrides.socket);
+                        mo.overrides.socket = absolute(optarg);
+                        mo.override_socket = true;
+                        if (strlen(mo.overrides.socket) >= 108) {
+                                fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
+                                        "(107 bytes); choose a shorter one\n", optarg);
+                                return 2;
+                        }
+                        break;
+                case OPT_INTERVAL: {
+                        int64_t ns;
+                        if (duration_parse(optarg, &ns) < 0) {
+                                fprintf(stderr, "scalemond: --interval %s: not a duration; use %s\n", optarg,
+                                        DURATION_FORMS);
+                                return 2;
+                        }
+                        if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
+                                fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", optarg);
+                                return 2;
+                        }
+                        mo.overrides.interval_ns = ns;
+                        mo.override_interval = true;
+                        break;
+                }
+                case OPT_FOREGROUND:
+                        foreground = true;
+                        break;
+                case OPT_CHECK:
+                        check = true;
+                        break;
+                case OPT_VERSION:
+                        printf("scalemond %s\n", PACKAGE_VERSION);
+                        return 0;
+                case OPT_HELP:
+                        help();
+                        return 0;
+                default:
+                        fprintf(stderr, "Try 'scalemond --help'.\n");
+                        return 2;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "scalemond: unexpected argument '%s'; try 'scalemond --help'\n", argv[optind]);
+                return 2;
+        }
+        if ((mo.override_database && !mo.overrides.database) || (mo.override_socket && !mo.overrides.socket))
+                return EXIT_FAILURE;
+
+        mo.config_missing_ok = !config_path;
+        if (!config_path)
+                config_path = strdup(CONF_DEFAULT_PATH);
+        mo.config_path = config_path;
+
+        conf_defaults(&conf);
+        r = conf_load(config_path, mo.config_missing_ok, &conf, &err);
+        if (r < 0) {
+                fprintf(stderr, "scalemond: %s\n", err ? err : strerror(-r));
+                conf_free(&conf);
+                conf_free(&mo.overrides);
+                return EXIT_FAILURE;
+        }
+        if (mo.override_interval)
+                conf.interval_ns = mo.overrides.interval_ns;
+        if (mo.override_database) {
+                free(conf.database);
+                conf.database = strdup(mo.overrides.database);
+        }
+        if (mo.override_socket) {
+                free(conf.socket);
+                conf.socket = strdup(mo.overrides.socket);
+        }
+        if (check) {
+                char iv[16];
+                int n = 0;
+                for (int i = 0; i < _M_MAX; i++)
+                        n += conf.enabled[i];
+                duration_format(conf.interval_ns, iv, sizeof iv);
+                printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled)\n",
+                       access(config_path, F_OK) == 0 ? config_path : "defaults", iv, conf.database, conf.socket,
+                       n, (int)_M_MAX);
+                conf_free(&conf);
+                conf_free(&mo.overrides);
+                return 0;
+        }
+
+        /* Under systemd (Type=notify) there is nothing to detach from. */
+        if (getenv("NOTIFY_SOCKET"))
+                foreground = true;
+        if (foreground)
+                log_setup("scalemond", LOG_TARGET_AUTO);
+        else {
+                r = daemonize(&mo.ready_fd);
+                if (r < 0) {
+                        fprintf(stderr, "scalemond: cannot go into the background: %s\n", strerror(-r));
+                        return EXIT_FAILURE;
+                }
+                log_setup("scalemond", access("/run/systemd/journal/socket", F_OK) == 0 ? LOG_TARGET_JOURNAL
+                                                                                        : LOG_TARGET_SYSLOG);
+        }
+
+        r = manager_new(&conf, &mo, &m, &err);
+        conf_free(&conf);
+        conf_free(&mo.overrides);
+        if (r < 0) {
+                log_error("%s", err ? err : strerror(-r));
+                if (mo.ready_fd >= 0 && write(mo.ready_fd, "fail", 4) < 0) {
+                        /* nothing more to do */
+                }
+                return EXIT_FAILURE;
+        }
+        r = manager_run(m);
+        manager_free(m);
+        if (r < 0) {
+                log_error("%s", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,552 @@
+/* manager.c - the daemon's one event loop.
+ *
+ * sd-event drives everything: a CLOCK_MONOTONIC timer samples every
+ * interval, signals arrive through signalfd (SIGTERM/SIGINT stop, SIGHUP
+ * reloads), and the watchdog is fed by the loop itself, so a hung loop
+ * stops feeding it.  Samples are batched in memory and written in one
+ * transaction per flush, at least once a second.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "sampler.h"
+#include "store.h"
+#include "timeutil.h"
+
+#define FLUSH_EVERY_NS     NSEC_PER_SEC
+#define CHECKPOINT_EVERY_S 60
+#define MAX_PENDING_TICKS  (10 * 60 * 100)   /* ten minutes at 10ms */
+
+struct manager {
+        sd_event *event;
+        sd_event_source *tick_src;
+        sd_event_source *checkpoint_src;
+        struct conf conf;
+        char *config_path;
+        bool config_missing_ok;
+        struct conf overrides;
+        bool override_interval, override_database, override_socket;
+
+        struct sampler *sampler;
+        struct store *store;
+
+        struct tick *batch;                /* ticks not yet written */
+        size_t nbatch, capbatch;
+        int64_t last_flush_mono;
+        int last_flush_err;                /* to log a failing flush once */
+        int last_sample_err;
+        uint64_t next_usec;                /* CLOCK_MONOTONIC time of the next tick */
+
+        int ready_fd;
+        char status[256];
+};
+
+static void set_status(struct manager *m)
+{
+        char iv[16];
+        int avail = 0, unavail = 0, online = cpumap_online_count(sampler_cpumap(m->sampler));
+
+        for (int i = 0; i < _M_MAX; i++) {
+                if (!sampler_enabled(m->sampler, i))
+                        continue;
+                if (sampler_available(m->sampler, i))
+                        avail++;
+                else
+                        unavail++;
+        }
+        duration_format(m->conf.interval_ns, iv, sizeof iv);
+        snprintf(m->status, sizeof m->status, "sampling %d CPU%s, %d metrics, %d unavailable, every %s", online,
+                 online == 1 ? "" : "s", avail, unavail, iv);
+        sd_notifyf(0, "STATUS=%s", m->status);
+}
+
+/* Record the catalogue (what is available and why not) in the database. */
+static int sync_catalogue(struct manager *m)
+{
+        bool avail[_M_MAX];
+        char *why[_M_MAX];
+        double scale[_M_MAX];
+
+        for (int i = 0; i < _M_MAX; i++) {
+                avail[i] = sampler_available(m->sampler, i);
+                why[i] = (char *)sampler_why(m->sampler, i);
+                scale[i] = sampler_scale(m->sampler, i);
+        }
+        return store_metrics_sync(m->store, avail, why, scale);
+}
+
+static void log_unavailable(struct manager *m)
+{
+        for (int i = 0; i < _M_MAX; i++)
+                if (sampler_enabled(m->sampler, i) && !sampler_available(m->sampler, i))
+                        log_metric(LOG_NOTICE, metric_table[i].name, "%s unavailable: %s", metric_table[i].name,
+                                   sampler_why(m->sampler, i));
+}
+
+static char *read_line(const char *path, const char *prefix)
+{
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        char buf[1024];
+
+        if (!f)
+                return NULL;
+        while (fgets(buf, sizeof buf, f)) {
+                const char *v = prefix ? startswith(buf, prefix) : buf;
+                if (!v)
+                        continue;
+                if (prefix) {
+                        v = strchr(v, ':');
+                        if (!v)
+                                continue;
+                        v++;
+                }
+                while (*v == ' ' || *v == '\t')
+                        v++;
+                buf[strcspn(buf, "\n")] = 0;
+                return strdup(v);
+        }
+        return NULL;
+}
+
+static int record_host(struct manager *m)
+{
+        const struct cpumap *map = sampler_cpumap(m->sampler);
+        struct host_info h = { 0 };
+        struct utsname u;
+        char hn[256] = "localhost";
+        bool online[4096];
+        int nnodes = 0, r;
+
+        uname(&u);
+        gethostname(hn, sizeof hn - 1);
+        h.machine_id = read_line("/etc/machine-id", NULL);
+        if (!h.machine_id || strlen(h.machine_id) < 8) {
+                free(h.machine_id);
+                if (asprintf(&h.machine_id, "hostname:%s", hn) < 0)
+                        h.machine_id = NULL;
+        }
+        h.hostname = strdup(hn);
+        h.kernel = strdup(u.release);
+        h.cpu_model = read_line("/proc/cpuinfo", "model name");
+        if (!h.cpu_model)
+                h.cpu_model = strdup(u.machine);
+        h.ncpus = map->ncpus;
+        for (int n = 0; n < map->nnodes; n++)
+                nnodes += map->has_node[n];
+        h.nnodes = nnodes;
+        if (!h.machine_id || !h.hostname || !h.kernel || !h.cpu_model) {
+                host_info_clear(&h);
+                return -ENOMEM;
+        }
+        r = store_host_update(m->store, &h, now_realtime_ns(), NULL);
+        host_info_clear(&h);
+        if (r < 0)
+                return r;
+        for (int c = 0; c < map->ncpus && c < (int)ELEMENTSOF(online); c++)
+                online[c] = map->online[c];
+        return store_topology_set(m->store, MIN(map->ncpus, (int)ELEMENTSOF(online)), map->node, online);
+}
+
+/* ---- batching and flushing ---- */
+
+static int take_sample(struct manager *m)
+{
+        struct tick *t;
+        int r;
+
+        if (m->nbatch == m->capbatch) {
+                size_t cap = m->capbatch ? m->capbatch * 2 : 16;
+                struct tick *b;
+                if (cap > MAX_PENDING_TICKS + 1) {
+                        /* The database has been failing for long: drop the
+                         * oldest interval rather than grow without bound. */
+                        tick_clear(&m->batch[0]);
+                        memmove(m->batch, m->batch + 1, (m->nbatch - 1) * sizeof *m->batch);
+                        memset(&m->batch[--m->nbatch], 0, sizeof *m->batch);
+                } else {
+                        b = realloc(m->batch, cap * sizeof *b);
+                        if (!b)
+                                return -ENOMEM;
+                        memset(b + m->capbatch, 0, (cap - m->capbatch) * sizeof *b);
+                        m->batch = b;
+                        m->capbatch = cap;
+                }
+        }
+        t = &m->batch[m->nbatch];
+        r = sampler_sample(m->sampler, t);
+        if (r < 0) {
+                if (r != m->last_sample_err)
+                        log_error("sampling failed: %s; skipping this interval", strerror(-r));
+                m->last_sample_err = r;
+                return r == -ENOMEM ? r : 0;
+        }
+        if (m->last_sample_err) {
+                log_info("sampling works again");
+                m->last_sample_err = 0;
+        }
+        if (r > 0)
+                m->nbatch++;
+        return 0;
+}
+
+static int write_batch(struct manager *m)
+{
+        int r = store_begin(m->store);
+
+        for (size_t i = 0; r >= 0 && i < m->nbatch; i++) {
+                const struct tick *t = &m->batch[i];
+                int64_t id;
+
+                r = store_add_tick(m->store, t->t, t->dur, &id);
+                for (size_t k = 0; r >= 0 && k < t->nv; k++)
+                        r = store_add_sample(m->store, id, t->v[k].metric, t->v[k].loc, t->v[k].value, t->v[k].null);
+                for (size_t k = 0; r >= 0 && k < t->nmux; k++)
+                        r = store_add_mux(m->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
+                for (size_t k = 0; r >= 0 && k < t->nev; k++)
+                        r = store_add_event(m->store, t->t + t->dur, t->ev[k].kind, t->ev[k].cpu, NULL);
+        }
+        if (r >= 0)
+                r = store_commit(m->store);
+        if (r < 0)
+                store_rollback(m->store);
+        return r;
+}
+
+static int flush(struct manager *m)
+{
+        int r;
+
+        m->last_flush_mono = now_monotonic_ns();
+        if (m->nbatch == 0)
+                return 0;
+        r = write_batch(m);
+        if (r < 0) {
+                if (!m->last_flush_err)
+                        log_error("cannot write to the database: %s; keeping %zu interval%s in memory and retrying",
+                                  store_errmsg(m->store), m->nbatch, m->nbatch == 1 ? "" : "s");
+                m->last_flush_err = r;
+                return r;
+        }
+        if (m->last_flush_err)
+                log_info("database writes work again");
+        m->last_flush_err = 0;
+        m->nbatch = 0;
+        return 0;
+}
+
+/* ---- event sources ---- */
+
+static uint64_t interval_usec(const struct manager *m)
+{
+        return (uint64_t)(m->conf.interval_ns / NSEC_PER_USEC);
+}
+
+static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        uint64_t now;
+        int r;
+
+        r = take_sample(m);
+        if (r < 0) {
+                log_error("out of memory while sampling, stopping");
+                return sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        if (m->conf.interval_ns >= FLUSH_EVERY_NS || now_monotonic_ns() - m->last_flush_mono >= FLUSH_EVERY_NS)
+                flush(m);
+
+        /* Next tick on the grid, without drift; if we fell behind by
+         * more than an interval, skip ahead rather than catch up. */
+        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        m->next_usec = usec + interval_usec(m);
+        if (m->next_usec <= now)
+                m->next_usec = now + interval_usec(m);
+        r = sd_event_source_set_time(src, m->next_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        if (r < 0) {
+                log_error("cannot re-arm the sampling timer: %s", strerror(-r));
+                return sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        return 0;
+}
+
+static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        int r = store_checkpoint(m->store, false);
+
+        if (r < 0)
+                log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
+        sd_event_source_set_time(src, usec + CHECKPOINT_EVERY_S * USEC_PER_SEC);
+        return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+}
+
+static int on_stop(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+
+        log_info("received %s, stopping", strsignal((int)si->ssi_signo));
+        return sd_event_exit(m->event, 0);
+}
+
+static void apply_overrides(struct manager *m, struct conf *c)
+{
+        if (m->override_interval)
+                c->interval_ns = m->overrides.interval_ns;
+        if (m->override_database) {
+                free(c->database);
+                c->database = strdup(m->overrides.database);
+        }
+        if (m->override_socket) {
+                free(c->socket);
+                c->socket = strdup(m->overrides.socket);
+        }
+}
+
+/* SIGHUP: read the configuration again.  A broken one is refused and the
+ * running one stays; a good one applies without a gap in the samples. */
+static int reload(struct manager *m)
+{
+        struct conf c;
+        _cleanup_free_ char *err = NULL;
+        bool metrics_changed;
+        char iv[16];
+        int r;
+
+        conf_defaults(&c);
+        r = conf_load(m->config_path, m->config_missing_ok, &c, &err);
+        if (r < 0) {
+                log_error("reload refused, keeping the running configuration: %s", err ? err : strerror(-r));
+                conf_free(&c);
+                return 0;
+        }
+        apply_overrides(m, &c);
+        if (!c.database || !c.socket) {
+                conf_free(&c);
+                return -ENOMEM;
+        }
+        if (!streq(c.database, m->conf.database))
+                log_warning("database path changed to %s: it applies at the next restart, not on reload", c.database);
+        if (!streq(c.socket, m->conf.socket))
+                log_warning("socket path changed to %s: it applies at the next restart, not on reload", c.socket);
+
+        sd_notify(0, "RELOADING=1");
+        /* Close the current interval at the old settings first. */
+        r = take_sample(m);
+        if (r < 0)
+                goto out;
+        metrics_changed = memcmp(c.enabled, m->conf.enabled, sizeof c.enabled) != 0;
+        if (metrics_changed) {
+                _cleanup_free_ char *serr = NULL;
+                r = sampler_reconfigure(m->sampler, c.enabled, &serr);
+                if (r < 0) {
+                        log_error("reload: cannot open the new metric set: %s", serr ? serr : strerror(-r));
+                        goto out;
+                }
+                log_unavailable(m);
+        }
+        if (c.interval_ns != m->conf.interval_ns) {
+                uint64_t now;
+                sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+                m->next_usec = now + (uint64_t)(c.interval_ns / NSEC_PER_USEC);
+                sd_event_source_set_time(m->tick_src, m->next_usec);
+        }
+        free(m->conf.database);
+        free(m->conf.socket);
+        free(m->conf.control_group);
+        m->conf = c;
+        memset(&c, 0, sizeof c);
+
+        r = flush(m);
+        if (r >= 0 && metrics_changed)
+                r = sync_catalogue(m);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "interval_ns", m->conf.interval_ns);
+        duration_format(m->conf.interval_ns, iv, sizeof iv);
+        if (r >= 0)
+                r = store_add_event(m->store, now_realtime_ns(), "reload", -1, iv);
+        if (r < 0)
+                log_error("reload: cannot record the new settings: %s", store_errmsg(m->store));
+        set_status(m);
+        log_info("configuration reloaded: %s", m->status);
+        r = 0;
+out:
+        conf_free(&c);
+        sd_notify(0, "READY=1");
+        return r;
+}
+
+static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+        int r = reload(m);
+        if (r < 0) {
+                log_error("reload failed: %s", strerror(-r));
+                return sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        return 0;
+}
+
+/* ---- life cycle ---- */
+
+struct manager *manager_free(struct manager *m)
+{
+        if (!m)
+                return NULL;
+        sd_event_source_unref(m->tick_src);
+        sd_event_source_unref(m->checkpoint_src);
+        sd_event_unref(m->event);
+        for (size_t i = 0; i < m->capbatch; i++)
+                tick_clear(&m->batch[i]);
+        free(m->batch);
+        sampler_free(m->sampler);
+        store_close(m->store);
+        conf_free(&m->conf);
+        conf_free(&m->overrides);
+        free(m->config_path);
+        if (m->ready_fd >= 0)
+                close(m->ready_fd);
+        free(m);
+        return NULL;
+}
+
+static void tell_parent(struct manager *m, const char *msg)
+{
+        if (m->ready_fd < 0)
+                return;
+        if (write(m->ready_fd, msg, strlen(msg)) < 0) {
+                /* the parent is gone; nothing to tell */
+        }
+        close(m->ready_fd);
+        m->ready_fd = -1;
+}
+
+int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err)
+{
+        struct manager *m = calloc(1, sizeof *m);
+        struct sampler_config sc = { .sysroot = "/sys", .procroot = "/proc", .mount_tracefs = true };
+        sigset_t ss;
+        int r;
+
+        if (!m)
+                return -ENOMEM;
+        m->ready_fd = opts->ready_fd;
+        m->config_missing_ok = opts->config_missing_ok;
+        m->override_interval = opts->override_interval;
+        m->override_database = opts->override_database;
+        m->override_socket = opts->override_socket;
+        r = conf_copy(&m->conf, conf);
+        if (r >= 0)
+                r = conf_copy(&m->overrides, &opts->overrides);
+        m->config_path = strdup(opts->config_path);
+        if (r < 0 || !m->config_path) {
+                manager_free(m);
+                return -ENOMEM;
+        }
+
+        /* Database first: a second daemon on the same file stops here,
+         * before it opens a single counter. */
+        r = store_open(m->conf.database, STORE_WRITE, &m->store, ret_err);
+        if (r < 0)
+                goto fail;
+
+        memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
+        r = sampler_new(&sc, &m->sampler, ret_err);
+        if (r < 0)
+                goto fail;
+
+        r = record_host(m);
+        if (r >= 0)
+                r = sync_catalogue(m);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "interval_ns", m->conf.interval_ns);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "daemon_pid", getpid());
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "daemon_started", now_realtime_ns());
+        if (r >= 0)
+                r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
+        if (r >= 0)
+                r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
+        if (r < 0) {
+                if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
+                        *ret_err = NULL;
+                goto fail;
+        }
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                goto fail;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_stop, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, on_stop, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload, m);
+        if (r >= 0)
+                r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                goto fail;
+        *ret = m;
+        return 0;
+fail:
+        if (ret_err && !*ret_err)
+                *ret_err = strdup(strerror(-r));
+        manager_free(m);
+        return r;
+}
+
+int manager_run(struct manager *m)
+{
+        uint64_t now;
+        int r;
+
+        /* Prime the counters: the first interval starts now. */
+        r = take_sample(m);
+        if (r < 0)
+                return r;
+        m->last_flush_mono = now_monotonic_ns();
+        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        m->next_usec = now + interval_usec(m);
+        r = sd_event_add_time(m->event, &m->tick_src, CLOCK_MONOTONIC, m->next_usec, 1, on_tick, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->checkpoint_src, CLOCK_MONOTONIC,
+                                      now + CHECKPOINT_EVERY_S * USEC_PER_SEC, USEC_PER_SEC, on_checkpoint, m);
+        if (r < 0)
+                return r;
+
+        log_unavailable(m);
+        set_status(m);
+        log_info("started: %s, database %s", m->status, m->conf.database);
+        sd_notify(0, "READY=1");
+        tell_parent(m, "ok");
+
+        r = sd_event_loop(m->event);
+
+        sd_notify(0, "STOPPING=1\nSTATUS=stopping: writing the last interval");
+        /* The last, partial interval. */
+        take_sample(m);
+        if (flush(m) < 0)
+                log_error("the last %zu interval%s could not be written: %s", m->nbatch, m->nbatch == 1 ? "" : "s",
+                          store_errmsg(m->store));
+        store_add_event(m->store, now_realtime_ns(), "stop", -1, NULL);
+        store_meta_set(m->store, "daemon_pid", "");
+        store_checkpoint(m->store, true);
+        log_info("stopped");
+        return r;
+}

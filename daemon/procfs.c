@@ -1,0 +1,193 @@
+/* procfs.c - parse /proc/stat, /proc/vmstat and numastat.
+ *
+ * The parsers take a buffer so that tests can feed them fixture files,
+ * malformed ones included; the readers keep each file open and pread() it
+ * from 0 every tick, which regenerates its content without an open().
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "macro.h"
+#include "procfs.h"
+
+/* Parse an unsigned decimal at *p, skipping leading blanks. */
+static int parse_u64(const char **p, const char *end, uint64_t *ret)
+{
+        const char *q = *p;
+        uint64_t v = 0;
+
+        while (q < end && (*q == ' ' || *q == '\t'))
+                q++;
+        if (q == end || !isdigit((unsigned char)*q))
+                return -EINVAL;
+        for (; q < end && isdigit((unsigned char)*q); q++) {
+                unsigned d = (unsigned)(*q - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        *p = q;
+        return 0;
+}
+
+int procstat_parse(const char *buf, size_t len, int ncpus, uint64_t (*vals)[PROCSTAT_FIELDS], bool *present)
+{
+        const char *p = buf, *end = buf + len;
+        int lines = 0;
+
+        for (int c = 0; c < ncpus; c++)
+                present[c] = false;
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                uint64_t cpu;
+                int r, f;
+
+                if (!eol)
+                        eol = end;
+                if (eol - p > 3 && memcmp(p, "cpu", 3) == 0 && isdigit((unsigned char)p[3])) {
+                        const char *q = p + 3;
+                        r = parse_u64(&q, eol, &cpu);
+                        if (r < 0)
+                                return r;
+                        if (q == eol || (*q != ' ' && *q != '\t'))
+                                return -EINVAL;
+                        if (cpu >= (uint64_t)ncpus)
+                                return -ERANGE;
+                        for (f = 0; f < PROCSTAT_FIELDS; f++) {
+                                const char *s = q;
+                                while (s < eol && (*s == ' ' || *s == '\t'))
+                                        s++;
+                                if (s == eol)
+                                        break;
+                                r = parse_u64(&q, eol, &vals[cpu][f]);
+                                if (r < 0)
+                                        return r;
+                        }
+                        if (f < 4)      /* user nice system idle: always there */
+                                return -EINVAL;
+                        for (; f < PROCSTAT_FIELDS; f++)
+                                vals[cpu][f] = 0;
+                        while (q < eol && (*q == ' ' || *q == '\t'))
+                                q++;
+                        if (q != eol)
+                                return -EINVAL;
+                        present[cpu] = true;
+                        lines++;
+                }
+                p = eol + 1;
+        }
+        return lines;
+}
+
+int kv_parse(const char *buf, size_t len, const char *const *keys, size_t nkeys, uint64_t *vals, bool *found)
+{
+        const char *p = buf, *end = buf + len;
+
+        for (size_t i = 0; i < nkeys; i++)
+                found[i] = false;
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p)), *sp, *q;
+                uint64_t v;
+                int r;
+
+                if (!eol)
+                        eol = end;
+                if (eol == p) {         /* empty line */
+                        p = eol + 1;
+                        continue;
+                }
+                sp = memchr(p, ' ', (size_t)(eol - p));
+                if (!sp || sp == p)
+                        return -EINVAL;
+                q = sp;
+                r = parse_u64(&q, eol, &v);
+                if (r < 0)
+                        return r;
+                if (q != eol)
+                        return -EINVAL;
+                for (size_t i = 0; i < nkeys; i++)
+                        if ((size_t)(sp - p) == strlen(keys[i]) && memcmp(p, keys[i], (size_t)(sp - p)) == 0) {
+                                vals[i] = v;
+                                found[i] = true;
+                                break;
+                        }
+                p = eol + 1;
+        }
+        return 0;
+}
+
+int procfile_open(struct procfile *f, const char *path)
+{
+        memset(f, 0, sizeof *f);
+        f->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (f->fd < 0)
+                return negative_errno();
+        f->cap = 4096;
+        f->buf = malloc(f->cap);
+        if (!f->buf) {
+                procfile_close(f);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Has buf[0..len) a complete line that does not start with prefix? */
+static bool past_prefix(const char *buf, size_t len, const char *prefix)
+{
+        size_t n = strlen(prefix);
+        const char *p = buf, *end = buf + len;
+
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                if (!eol)
+                        return false;
+                if ((size_t)(eol - p) < n || memcmp(p, prefix, n) != 0)
+                        return true;
+                p = eol + 1;
+        }
+        return false;
+}
+
+int procfile_read(struct procfile *f, const char *stop_prefix)
+{
+        /* Always one pread() from 0 into the whole buffer: two reads would
+         * stitch lines of two generations of the file together.  A short
+         * read is the end of the file; a full one is retried, larger,
+         * unless the lines wanted are already complete. */
+        for (;;) {
+                ssize_t k = pread(f->fd, f->buf, f->cap, 0);
+                char *b;
+
+                if (k < 0)
+                        return negative_errno();
+                f->len = (size_t)k;
+                if (f->len < f->cap)
+                        return 0;
+                if (stop_prefix && past_prefix(f->buf, f->len, stop_prefix)) {
+                        while (f->len > 0 && f->buf[f->len - 1] != '\n')
+                                f->len--;
+                        return 0;
+                }
+                if (f->cap >= 64u << 20)
+                        return -EFBIG;
+                b = realloc(f->buf, f->cap * 2);
+                if (!b)
+                        return -ENOMEM;
+                f->buf = b;
+                f->cap *= 2;
+        }
+}
+
+void procfile_close(struct procfile *f)
+{
+        if (f->fd >= 0)
+                close(f->fd);
+        free(f->buf);
+        f->fd = -1;
+        f->buf = NULL;
+}

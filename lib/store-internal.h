@@ -1,0 +1,35 @@
+/* store-internal.h - what store.c and store-query.c share; not for callers. */
+#ifndef SCALEMON_STORE_INTERNAL_H
+#define SCALEMON_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+enum {
+        STMT_ADD_TICK,
+        STMT_ADD_SAMPLE,
+        STMT_ADD_MUX,
+        STMT_ADD_EVENT,
+        STMT_META_SET,
+        _STMT_MAX,
+};
+
+struct store {
+        sqlite3 *db;
+        char *path;
+        enum store_mode mode;
+        int lock_fd;                     /* flock()ed database file (writer), or -1 */
+        sqlite3_stmt *stmt[_STMT_MAX];   /* the write path's prepared statements */
+        int64_t metric_rowid[_M_MAX];    /* metric.id of each catalogue entry, 0 = none */
+        char errmsg[512];
+};
+
+/* Prepare (or reuse) a statement of the write path. */
+sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
+/* Remember sqlite's message for store_errmsg() and return -EIO. */
+int store_sqlite_error(struct store *s, const char *what);
+/* Fill metric_rowid[] from the metric table. */
+int store_load_metric_ids(struct store *s);
+
+#endif

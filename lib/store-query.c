@@ -1,0 +1,254 @@
+/* store-query.c - what clients read from the store.
+ *
+ * Every query here is bounded by an index: a metric's samples are one
+ * b-tree range of (metric, tick, loc), ticks are found by tick_by_t.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "macro.h"
+#include "store-internal.h"
+
+static void copy_col(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+        const char *v = (const char *)sqlite3_column_text(st, col);
+        snprintf(dst, len, "%s", v ? v : "");
+}
+
+int store_metrics_list(struct store *s, struct store_metric_row **ret, size_t *ret_n)
+{
+        _cleanup_free_ struct store_metric_row *rows = NULL;
+        sqlite3_stmt *st;
+        size_t n = 0, cap = 0;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT name, scope, unit, source, scale, available, why FROM metric ORDER BY id",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metrics");
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                struct store_metric_row *m;
+                if (n == cap) {
+                        void *p = realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof *rows);
+                        if (!p) {
+                                sqlite3_finalize(st);
+                                return -ENOMEM;
+                        }
+                        rows = p;
+                }
+                m = &rows[n++];
+                memset(m, 0, sizeof *m);
+                copy_col(m->name, sizeof m->name, st, 0);
+                copy_col(m->scope, sizeof m->scope, st, 1);
+                copy_col(m->unit, sizeof m->unit, st, 2);
+                copy_col(m->source, sizeof m->source, st, 3);
+                m->scale = sqlite3_column_double(st, 4);
+                m->available = sqlite3_column_int(st, 5);
+                copy_col(m->why, sizeof m->why, st, 6);
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "metrics");
+        *ret = TAKE_PTR(rows);
+        *ret_n = n;
+        return 0;
+}
+
+static int64_t file_size(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+int store_summary(struct store *s, struct store_summary *ret)
+{
+        struct store_summary sum = { 0 };
+        sqlite3_stmt *st;
+        char wal[4096];
+
+        /* min/max on the primary key and the t index are single seeks */
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT (SELECT count(*) FROM tick), "
+                               "(SELECT t FROM tick ORDER BY id LIMIT 1), "
+                               "(SELECT t + dur FROM tick ORDER BY id DESC LIMIT 1), "
+                               "(SELECT count(*) FROM cpu), (SELECT count(DISTINCT node) FROM cpu), "
+                               "(SELECT count(*) FROM cpu WHERE online)",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "summary");
+        if (sqlite3_step(st) != SQLITE_ROW) {
+                sqlite3_finalize(st);
+                return store_sqlite_error(s, "summary");
+        }
+        sum.ticks = sqlite3_column_int64(st, 0);
+        sum.first_t = sqlite3_column_int64(st, 1);
+        sum.last_t = sqlite3_column_int64(st, 2);
+        sum.ncpus = sqlite3_column_int(st, 3);
+        sum.nnodes = sqlite3_column_int(st, 4);
+        sum.online_cpus = sqlite3_column_int(st, 5);
+        sqlite3_finalize(st);
+        sum.samples = -1;       /* counting them means a full scan: not here */
+        snprintf(wal, sizeof wal, "%s-wal", s->path);
+        sum.size_bytes = file_size(s->path) + file_size(wal);
+        *ret = sum;
+        return 0;
+}
+
+int store_host_get(struct store *s, struct host_info *ret)
+{
+        struct host_info h = { 0 };
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT machine_id, hostname, kernel, ncpus, nnodes, cpu_model FROM host "
+                               "WHERE id = (SELECT value FROM meta WHERE key = 'host')",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "host");
+        r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+                h.machine_id = strdup((const char *)sqlite3_column_text(st, 0));
+                h.hostname = strdup((const char *)sqlite3_column_text(st, 1));
+                h.kernel = strdup((const char *)sqlite3_column_text(st, 2));
+                h.ncpus = sqlite3_column_int(st, 3);
+                h.nnodes = sqlite3_column_int(st, 4);
+                h.cpu_model = strdup(sqlite3_column_text(st, 5) ? (const char *)sqlite3_column_text(st, 5) : "");
+                r = (h.machine_id && h.hostname && h.kernel && h.cpu_model) ? 0 : -ENOMEM;
+        } else
+                r = r == SQLITE_DONE ? -ENOENT : store_sqlite_error(s, "host");
+        sqlite3_finalize(st);
+        if (r < 0) {
+                host_info_clear(&h);
+                return r;
+        }
+        *ret = h;
+        return 0;
+}
+
+int store_topology_get(struct store *s, int **ret_node, bool **ret_online, int *ret_n)
+{
+        _cleanup_free_ int *node = NULL;
+        _cleanup_free_ bool *online = NULL;
+        sqlite3_stmt *st;
+        int n = 0, r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT cpu, node, online FROM cpu ORDER BY cpu", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "cpu");
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int c = sqlite3_column_int(st, 0);
+                if (c < 0 || c > 65535)
+                        continue;
+                if (c >= n) {
+                        int *pn = realloc(node, (c + 1) * sizeof *node);
+                        bool *po;
+                        if (!pn) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        node = pn;
+                        po = realloc(online, (c + 1) * sizeof *online);
+                        if (!po) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        online = po;
+                        for (int i = n; i <= c; i++) {
+                                node[i] = -1;
+                                online[i] = false;
+                        }
+                        n = c + 1;
+                }
+                node[c] = sqlite3_column_int(st, 1);
+                online[c] = sqlite3_column_int(st, 2);
+        }
+        sqlite3_finalize(st);
+        if (r == -ENOMEM)
+                return r;
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "cpu");
+        *ret_node = TAKE_PTR(node);
+        if (ret_online)
+                *ret_online = TAKE_PTR(online);
+        *ret_n = n;
+        return 0;
+}
+
+int store_series(struct store *s, const char *metric, enum series_filter f, int arg,
+                 int64_t since, int64_t until, int64_t step_ns,
+                 struct series_point **ret, size_t *ret_n)
+{
+        _cleanup_free_ struct series_point *pts = NULL;
+        const struct metric_def *def = metric_by_name(metric);
+        size_t n = 0, cap = 0;
+        const char *locsql;
+        sqlite3_stmt *st;
+        char sql[768];
+        double scale = 1;
+        int64_t mid;
+        int r;
+
+        if (!def)
+                return -ENOENT;
+        mid = s->metric_rowid[def - metric_table];
+        if (!mid)
+                return -ENOENT;
+        {
+                sqlite3_stmt *q;
+                if (sqlite3_prepare_v2(s->db, "SELECT scale FROM metric WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+                        return store_sqlite_error(s, "metric");
+                sqlite3_bind_int64(q, 1, mid);
+                if (sqlite3_step(q) == SQLITE_ROW)
+                        scale = sqlite3_column_double(q, 0);
+                sqlite3_finalize(q);
+        }
+
+        if (f == SERIES_CPU || (f == SERIES_NODE && def->scope == SCOPE_NODE))
+                locsql = " AND s.loc = ?4";
+        else if (f == SERIES_NODE)
+                locsql = " AND s.loc IN (SELECT cpu FROM cpu WHERE node = ?4)";
+        else
+                locsql = "";
+        snprintf(sql, sizeof sql,
+                 "SELECT t.t, t.dur, total(s.value), count(s.loc) - count(s.value) "
+                 "FROM tick t LEFT JOIN sample s ON s.metric = ?1 AND s.tick = t.id%s "
+                 "WHERE t.t >= ?2 AND t.t < ?3 GROUP BY t.id ORDER BY t.id",
+                 locsql);
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, mid);
+        sqlite3_bind_int64(st, 2, since);
+        sqlite3_bind_int64(st, 3, until);
+        if (*locsql)
+                sqlite3_bind_int(st, 4, arg);
+
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int64_t t = sqlite3_column_int64(st, 0), dur = sqlite3_column_int64(st, 1);
+                double v = sqlite3_column_double(st, 2) * scale;
+                bool nc = sqlite3_column_int(st, 3) > 0;
+                int64_t bucket = step_ns > 0 ? t - ((t % step_ns) + step_ns) % step_ns : t;
+
+                if (step_ns > 0 && n > 0 && pts[n - 1].t_ns == bucket) {
+                        pts[n - 1].dur_ns += dur;
+                        pts[n - 1].value += v;
+                        pts[n - 1].not_counted |= nc;
+                        continue;
+                }
+                if (n == cap) {
+                        void *p = realloc(pts, (cap = cap ? cap * 2 : 256) * sizeof *pts);
+                        if (!p) {
+                                sqlite3_finalize(st);
+                                return -ENOMEM;
+                        }
+                        pts = p;
+                }
+                pts[n++] = (struct series_point){ .t_ns = bucket, .dur_ns = dur, .value = v, .not_counted = nc };
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "series");
+        *ret = TAKE_PTR(pts);
+        *ret_n = n;
+        return 0;
+}

@@ -1,0 +1,569 @@
+/* store.c - open, migrate and write the SQLite store.
+ *
+ * The daemon is the only writer (schema invariant 3): it holds an flock()
+ * on the database file, uses WAL so clients read while it writes, reuses
+ * prepared statements and writes one transaction per flush.  Schema
+ * changes are the numbered files under schema/, applied in order and
+ * recorded in PRAGMA user_version.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include "macro.h"
+#include "schema.h"
+#include "store-internal.h"
+
+int store_latest_schema_version(void)
+{
+        return schema_migrations[schema_n_migrations - 1].version;
+}
+
+const char *store_path(struct store *s) { return s->path; }
+const char *store_errmsg(struct store *s) { return s->errmsg; }
+
+int store_sqlite_error(struct store *s, const char *what)
+{
+        snprintf(s->errmsg, sizeof s->errmsg, "%s: %s", what, sqlite3_errmsg(s->db));
+        return -EIO;
+}
+
+sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql)
+{
+        if (!s->stmt[which] &&
+            sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[which], NULL) != SQLITE_OK) {
+                store_sqlite_error(s, "prepare");
+                return NULL;
+        }
+        return s->stmt[which];
+}
+
+static int exec(struct store *s, const char *sql)
+{
+        char *err = NULL;
+        if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+                snprintf(s->errmsg, sizeof s->errmsg, "%s", err ? err : sqlite3_errmsg(s->db));
+                sqlite3_free(err);
+                return -EIO;
+        }
+        return 0;
+}
+
+static int pragma_int(struct store *s, const char *sql, int *ret)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, sql);
+        r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+                *ret = sqlite3_column_int(st, 0);
+                r = 0;
+        } else
+                r = store_sqlite_error(s, sql);
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_schema_version(struct store *s)
+{
+        int v = -1;
+        pragma_int(s, "PRAGMA user_version", &v);
+        return v;
+}
+
+/* Apply every migration newer than the database, each in its own
+ * transaction with its user_version bump, so a failure leaves the
+ * database at the last complete version. */
+static int migrate(struct store *s)
+{
+        int version, latest = store_latest_schema_version(), r;
+
+        r = pragma_int(s, "PRAGMA user_version", &version);
+        if (r < 0)
+                return r;
+        if (version > latest) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "database %s has schema version %d, newer than this scalemon knows (%d): "
+                         "use a newer scalemon, or another --db",
+                         s->path, version, latest);
+                return -EPROTONOSUPPORT;
+        }
+        for (unsigned i = 0; i < schema_n_migrations; i++) {
+                const struct schema_migration *m = &schema_migrations[i];
+                char bump[64];
+
+                if (m->version <= version)
+                        continue;
+                r = exec(s, "BEGIN IMMEDIATE");
+                if (r < 0)
+                        return r;
+                r = exec(s, m->sql);
+                if (r < 0) {
+                        char tmp[sizeof s->errmsg];
+                        memcpy(tmp, s->errmsg, sizeof tmp);
+                        snprintf(s->errmsg, sizeof s->errmsg, "applying %s: %.400s", m->name, tmp);
+                        exec(s, "ROLLBACK");
+                        return r;
+                }
+                snprintf(bump, sizeof bump, "PRAGMA user_version = %d", m->version);
+                r = exec(s, bump);
+                if (r >= 0)
+                        r = exec(s, "COMMIT");
+                if (r < 0) {
+                        exec(s, "ROLLBACK");
+                        return r;
+                }
+        }
+        return 0;
+}
+
+/* A database another program made has tables but no user_version. */
+static int check_is_ours(struct store *s)
+{
+        int version, tables, r;
+
+        r = pragma_int(s, "PRAGMA user_version", &version);
+        if (r < 0)
+                return r;
+        if (version > 0)
+                return 0;
+        r = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables);
+        if (r < 0)
+                return r;
+        if (tables > 0) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "%s is an SQLite database but not a scalemon one (no schema version): "
+                         "choose another --db", s->path);
+                return -EMEDIUMTYPE;
+        }
+        return 0;
+}
+
+int store_load_metric_ids(struct store *s)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        memset(s->metric_rowid, 0, sizeof s->metric_rowid);
+        if (sqlite3_prepare_v2(s->db, "SELECT id, name FROM metric", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "reading metrics");
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int id = metric_id_by_name((const char *)sqlite3_column_text(st, 1));
+                if (id >= 0)
+                        s->metric_rowid[id] = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "reading metrics");
+}
+
+static int open_writer_lock(struct store *s)
+{
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+        if (fd < 0) {
+                int r = negative_errno();
+                snprintf(s->errmsg, sizeof s->errmsg, "cannot open database %s: %s", s->path, strerror(-r));
+                return r;
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                snprintf(s->errmsg, sizeof s->errmsg, "database %s is not a regular file", s->path);
+                return -EINVAL;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int r = negative_errno();
+                if (r == -EWOULDBLOCK) {
+                        snprintf(s->errmsg, sizeof s->errmsg,
+                                 "database %s is in use by another scalemond; stop it first, or use another --db",
+                                 s->path);
+                        return -EBUSY;
+                }
+                snprintf(s->errmsg, sizeof s->errmsg, "cannot lock database %s: %s", s->path, strerror(-r));
+                return r;
+        }
+        s->lock_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int store_open(const char *path, enum store_mode mode, struct store **ret, char **ret_err)
+{
+        struct store *s;
+        int flags, r;
+
+        s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->lock_fd = -1;
+        s->mode = mode;
+        s->path = strdup(path);
+        if (!s->path) {
+                free(s);
+                return -ENOMEM;
+        }
+
+        if (mode == STORE_WRITE) {
+                /* The lock comes first: a second daemon must not touch the
+                 * database at all, not even to set its journal mode. */
+                r = open_writer_lock(s);
+                if (r < 0)
+                        goto fail;
+                flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        } else {
+                if (access(path, F_OK) < 0) {
+                        r = negative_errno();
+                        if (r == -ENOENT)
+                                snprintf(s->errmsg, sizeof s->errmsg,
+                                         "no database at %s (is scalemond running? --db chooses another)", path);
+                        else
+                                snprintf(s->errmsg, sizeof s->errmsg, "cannot open database %s: %s", path,
+                                         strerror(-r));
+                        goto fail;
+                }
+                flags = SQLITE_OPEN_READONLY;
+        }
+
+        if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, path);
+                goto fail;
+        }
+        sqlite3_extended_result_codes(s->db, 1);
+        sqlite3_busy_timeout(s->db, 5000);
+
+        r = check_is_ours(s);
+        if (r < 0)
+                goto fail;
+
+        if (mode == STORE_WRITE) {
+                /* WAL: readers never block the writer nor it them.  NORMAL
+                 * sync: a crash of the process loses nothing committed.
+                 * Checkpoints are ours (store_checkpoint), not on commit. */
+                r = exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                            "PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON");
+                if (r < 0)
+                        goto fail;
+                r = migrate(s);
+                if (r < 0)
+                        goto fail;
+        } else {
+                int version = store_schema_version(s);
+                if (version > store_latest_schema_version()) {
+                        snprintf(s->errmsg, sizeof s->errmsg,
+                                 "database %s has schema version %d, newer than this scalemonctl knows (%d): "
+                                 "use a newer scalemonctl", path, version, store_latest_schema_version());
+                        r = -EPROTONOSUPPORT;
+                        goto fail;
+                }
+                if (version < 1) {
+                        snprintf(s->errmsg, sizeof s->errmsg,
+                                 "database %s is empty: scalemond has not written to it yet", path);
+                        r = -EMEDIUMTYPE;
+                        goto fail;
+                }
+                if (version < store_latest_schema_version()) {
+                        snprintf(s->errmsg, sizeof s->errmsg,
+                                 "database %s has schema version %d, older than this scalemonctl (%d): "
+                                 "restart scalemond once to upgrade it", path, version,
+                                 store_latest_schema_version());
+                        r = -EPROTONOSUPPORT;
+                        goto fail;
+                }
+        }
+
+        r = store_load_metric_ids(s);
+        if (r < 0)
+                goto fail;
+        *ret = s;
+        return 0;
+
+fail:
+        if (ret_err)
+                *ret_err = strdup(s->errmsg[0] ? s->errmsg : strerror(-r));
+        store_close(s);
+        return r;
+}
+
+struct store *store_close(struct store *s)
+{
+        if (!s)
+                return NULL;
+        for (int i = 0; i < _STMT_MAX; i++)
+                sqlite3_finalize(s->stmt[i]);
+        if (s->db)
+                sqlite3_close(s->db);
+        /* Only now: closing any fd of the file drops SQLite's POSIX locks. */
+        if (s->lock_fd >= 0)
+                close(s->lock_fd);
+        free(s->path);
+        free(s);
+        return NULL;
+}
+
+int store_meta_set(struct store *s, const char *key, const char *value)
+{
+        sqlite3_stmt *st = store_stmt(s, STMT_META_SET, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
+        int r;
+
+        if (!st)
+                return -EIO;
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "meta");
+}
+
+int store_meta_set_int(struct store *s, const char *key, int64_t value)
+{
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", (long long)value);
+        return store_meta_set(s, key, buf);
+}
+
+int store_meta_get(struct store *s, const char *key, char **ret)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "meta");
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+                const char *v = (const char *)sqlite3_column_text(st, 0);
+                char *copy = strdup(v ? v : "");
+                r = copy ? 0 : -ENOMEM;
+                if (copy)
+                        *ret = copy;
+        } else
+                r = r == SQLITE_DONE ? -ENOENT : store_sqlite_error(s, "meta");
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_meta_get_int(struct store *s, const char *key, int64_t *ret)
+{
+        _cleanup_free_ char *v = NULL;
+        char *end;
+        long long x;
+        int r = store_meta_get(s, key, &v);
+
+        if (r < 0)
+                return r;
+        errno = 0;
+        x = strtoll(v, &end, 10);
+        if (errno || *end || end == v)
+                return -EINVAL;
+        *ret = x;
+        return 0;
+}
+
+void host_info_clear(struct host_info *h)
+{
+        free(h->machine_id);
+        free(h->hostname);
+        free(h->kernel);
+        free(h->cpu_model);
+        memset(h, 0, sizeof *h);
+}
+
+int store_host_update(struct store *s, const struct host_info *h, int64_t now_ns, int64_t *ret_id)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT INTO host (machine_id, hostname, kernel, ncpus, nnodes, cpu_model, first_seen, last_seen) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) "
+                               "ON CONFLICT (machine_id) DO UPDATE SET hostname = ?2, kernel = ?3, ncpus = ?4, "
+                               "nnodes = ?5, cpu_model = ?6, last_seen = ?7 RETURNING id",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "host");
+        sqlite3_bind_text(st, 1, h->machine_id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, h->hostname, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, h->kernel, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, h->ncpus);
+        sqlite3_bind_int(st, 5, h->nnodes);
+        sqlite3_bind_text(st, 6, h->cpu_model, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 7, now_ns);
+        r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+                int64_t id = sqlite3_column_int64(st, 0);
+                sqlite3_finalize(st);
+                if (ret_id)
+                        *ret_id = id;
+                return store_meta_set_int(s, "host", id);
+        }
+        r = store_sqlite_error(s, "host");
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_topology_set(struct store *s, int ncpus, const int *node_of_cpu, const bool *online)
+{
+        sqlite3_stmt *st;
+        int r = exec(s, "DELETE FROM cpu");
+
+        if (r < 0)
+                return r;
+        if (sqlite3_prepare_v2(s->db, "INSERT INTO cpu (cpu, node, online) VALUES (?1, ?2, ?3)", -1, &st, NULL) !=
+            SQLITE_OK)
+                return store_sqlite_error(s, "cpu");
+        for (int c = 0; c < ncpus; c++) {
+                sqlite3_bind_int(st, 1, c);
+                sqlite3_bind_int(st, 2, node_of_cpu[c]);
+                sqlite3_bind_int(st, 3, online[c]);
+                if (sqlite3_step(st) != SQLITE_DONE) {
+                        r = store_sqlite_error(s, "cpu");
+                        break;
+                }
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_metrics_sync(struct store *s, const bool *available, char *const *why, const double *scale)
+{
+        sqlite3_stmt *st;
+        int r = 0;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT INTO metric (name, scope, unit, scale, source, available, why) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET "
+                               "scope = ?2, unit = ?3, scale = ?4, source = ?5, available = ?6, why = ?7",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metric");
+        for (int i = 0; i < _M_MAX; i++) {
+                const struct metric_def *m = &metric_table[i];
+                sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 2, metric_scope_name(m->scope), -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 3, m->unit, -1, SQLITE_STATIC);
+                sqlite3_bind_double(st, 4, scale ? scale[i] : 1.0);
+                sqlite3_bind_text(st, 5, m->source_name, -1, SQLITE_STATIC);
+                sqlite3_bind_int(st, 6, available[i]);
+                if (!available[i] && why && why[i])
+                        sqlite3_bind_text(st, 7, why[i], -1, SQLITE_STATIC);
+                else
+                        sqlite3_bind_null(st, 7);
+                if (sqlite3_step(st) != SQLITE_DONE) {
+                        r = store_sqlite_error(s, "metric");
+                        break;
+                }
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        return r < 0 ? r : store_load_metric_ids(s);
+}
+
+int store_begin(struct store *s)
+{
+        return exec(s, "BEGIN IMMEDIATE");
+}
+
+int store_commit(struct store *s)
+{
+        return exec(s, "COMMIT");
+}
+
+int store_rollback(struct store *s)
+{
+        return exec(s, "ROLLBACK");
+}
+
+int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_tick)
+{
+        sqlite3_stmt *st = store_stmt(s, STMT_ADD_TICK, "INSERT INTO tick (t, dur) VALUES (?1, ?2)");
+        int r;
+
+        if (!st)
+                return -EIO;
+        sqlite3_bind_int64(st, 1, t_ns);
+        sqlite3_bind_int64(st, 2, dur_ns);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "tick");
+        *ret_tick = sqlite3_last_insert_rowid(s->db);
+        return 0;
+}
+
+int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, int64_t value, bool is_null)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (!is_null && value == 0)     /* invariant 1 */
+                return 0;
+        if (!s->metric_rowid[m])
+                return -ENOENT;
+        st = store_stmt(s, STMT_ADD_SAMPLE, "INSERT INTO sample (metric, tick, loc, value) VALUES (?1, ?2, ?3, ?4)");
+        if (!st)
+                return -EIO;
+        sqlite3_bind_int64(st, 1, s->metric_rowid[m]);
+        sqlite3_bind_int64(st, 2, tick);
+        sqlite3_bind_int(st, 3, loc);
+        if (is_null)
+                sqlite3_bind_null(st, 4);
+        else
+                sqlite3_bind_int64(st, 4, value);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "sample");
+}
+
+int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty)
+{
+        sqlite3_stmt *st = store_stmt(s, STMT_ADD_MUX, "INSERT INTO mux (tick, cpu, grp, duty) VALUES (?1, ?2, ?3, ?4)");
+        int r;
+
+        if (!st)
+                return -EIO;
+        sqlite3_bind_int64(st, 1, tick);
+        sqlite3_bind_int(st, 2, cpu);
+        sqlite3_bind_text(st, 3, grp, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 4, duty);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "mux");
+}
+
+int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail)
+{
+        sqlite3_stmt *st = store_stmt(s, STMT_ADD_EVENT, "INSERT INTO event (t, kind, cpu, detail) VALUES (?1, ?2, ?3, ?4)");
+        int r;
+
+        if (!st)
+                return -EIO;
+        sqlite3_bind_int64(st, 1, t_ns);
+        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+        if (cpu >= 0)
+                sqlite3_bind_int(st, 3, cpu);
+        else
+                sqlite3_bind_null(st, 3);
+        if (detail)
+                sqlite3_bind_text(st, 4, detail, -1, SQLITE_STATIC);
+        else
+                sqlite3_bind_null(st, 4);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "event");
+}
+
+int store_checkpoint(struct store *s, bool truncate)
+{
+        int r = sqlite3_wal_checkpoint_v2(s->db, NULL, truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE,
+                                          NULL, NULL);
+        /* BUSY: a reader is in the way; the next checkpoint catches up. */
+        if (r == SQLITE_OK || r == SQLITE_BUSY)
+                return 0;
+        return store_sqlite_error(s, "checkpoint");
+}
