@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 #include <math.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "evgroup.h"
 #include "macro.h"
@@ -31,11 +32,16 @@ int evgroup_open(struct evgroup *g, int cpu, const struct evspec *specs, size_t 
                 g->fd[i] = -1;
 
         for (size_t i = 0; i < nspecs && i < EVGROUP_MAX; i++) {
+                /* The leader is opened disabled and enabled once the whole
+                 * group is attached: a member added to a group that is
+                 * already running on its CPU is not scheduled in if its PMU
+                 * differs from the leader's (a tracepoint under a software
+                 * leader counts nothing; seen on 6.18). */
                 struct perf_event_attr attr = {
                         .type = specs[i].type,
                         .config = specs[i].config,
                         .read_format = READ_FORMAT,
-                        .disabled = 0,
+                        .disabled = g->n == 0,
                         .inherit = 0,
                 };
                 int fd, r;
@@ -74,6 +80,11 @@ int evgroup_open(struct evgroup *g, int cpu, const struct evspec *specs, size_t 
         if (!g->buf) {
                 evgroup_close(g);
                 return -ENOMEM;
+        }
+        if (ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+                int r = negative_errno();
+                evgroup_close(g);
+                return r;
         }
         return (int)g->n;
 }

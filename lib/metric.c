@@ -40,7 +40,7 @@ const struct metric_def metric_table[_M_MAX] = {
                 "tracepoint kvm:kvm_exit", "guest exits to the host (all reasons)",
                 .tracepoint = "kvm:kvm_exit" },
         [M_KVM_PAUSE_EXITS] = { "kvm_pause_exits", SCOPE_CPU, "exits", SRC_TRACEPOINT,
-                "tracepoint kvm:kvm_exit, exit reason PAUSE", "pause-loop exits (VMX reason 40, SVM 0x77)",
+                "tracepoint kvm:kvm_exit (exit reason PAUSE)", "pause-loop exits (VMX reason 40, SVM 0x77)",
                 .tracepoint = "kvm:kvm_exit", .filter = KVM_PAUSE_FILTER },
         [M_KVM_PLE_WINDOW_UPDATES] = { "kvm_ple_window_updates", SCOPE_CPU, "updates", SRC_TRACEPOINT,
                 "tracepoint kvm:kvm_ple_window_update", "pause-loop-exiting window grown or shrunk",

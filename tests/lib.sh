@@ -1,0 +1,123 @@
+# lib.sh - shared by the shell tests: TAP output, a scalemond in the
+# foreground on a temporary database, and helpers to read what it stored.
+# Source it; call `finish` at the end.
+set -u
+
+: "${top_builddir:=.}"
+: "${srcdir:=.}"
+SCALEMOND=${SCALEMOND:-$top_builddir/scalemond}
+SCALEMONCTL=${SCALEMONCTL:-$top_builddir/scalemonctl}
+WL=$top_builddir/tests
+TMP=$(mktemp -d /tmp/scalemon-test.XXXXXX)
+DB=$TMP/scalemon.db
+SOCK=$TMP/control.sock
+DAEMON_PID=
+INTERVAL=${INTERVAL:-100ms}
+tap_n=0
+tap_failed=0
+
+ok() {          # ok CONDITION-EXIT-STATUS DESCRIPTION...
+        local rc=$1; shift
+        tap_n=$((tap_n + 1))
+        if [ "$rc" -eq 0 ]; then echo "ok $tap_n - $*"; else echo "not ok $tap_n - $*"; tap_failed=$((tap_failed + 1)); fi
+}
+check() {       # check DESCRIPTION -- COMMAND...: ok if COMMAND succeeds
+        local desc=$1; shift; [ "$1" = -- ] && shift
+        "$@"; ok $? "$desc"
+}
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; cleanup; exit 77; }
+bail() { echo "Bail out! $*"; cleanup; exit 1; }
+
+need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for system-wide perf events"; }
+
+cleanup() {
+        if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+                kill -TERM "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null
+        fi
+        DAEMON_PID=
+        [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+finish() {
+        echo "1..$tap_n"
+        cleanup
+        trap - EXIT
+        [ "$tap_failed" -eq 0 ]
+        exit $?
+}
+
+# start_daemon [ARGS...]: scalemond in the foreground on $DB; returns once
+# it has said it started, or bails out with its log.
+start_daemon() {
+        "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" --interval "$INTERVAL" "$@" \
+                >>"$TMP/daemon.log" 2>&1 &
+        DAEMON_PID=$!
+        local i
+        for i in $(seq 200); do
+                grep -q 'started:' "$TMP/daemon.log" 2>/dev/null && return 0
+                kill -0 "$DAEMON_PID" 2>/dev/null || break
+                sleep 0.05
+        done
+        sed 's/^/# daemon: /' "$TMP/daemon.log"
+        bail "scalemond did not start"
+}
+
+stop_daemon() {
+        [ -n "$DAEMON_PID" ] || return 0
+        kill -TERM "$DAEMON_PID"
+        wait "$DAEMON_PID"
+        local rc=$?
+        DAEMON_PID=
+        return $rc
+}
+
+ctl() { "$SCALEMONCTL" --db "$DB" --socket "$SOCK" "$@"; }
+sql() { sqlite3 -readonly -batch -noheader "$DB" "$@"; }
+
+now_ns() { date +%s%N; }
+ns_to_when() { printf '@%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+interval_ns() { sql "SELECT value FROM meta WHERE key = 'interval_ns'"; }
+
+# wait_flushed NS: until the database holds ticks that end at or after NS.
+wait_flushed() {
+        local want=$1 i last
+        for i in $(seq 100); do
+                last=$(sql "SELECT coalesce(max(t + dur), 0) FROM tick" 2>/dev/null || echo 0)
+                [ "${last:-0}" -ge "$want" ] && return 0
+                sleep 0.1
+        done
+        diag "database has no tick ending after $want (last ${last:-none})"
+        return 1
+}
+
+# total METRIC FROM_NS TO_NS [QUERY-ARGS...]: sum of the metric's deltas
+# over every tick that starts in [FROM_NS - interval, TO_NS], through
+# scalemonctl's CSV output.
+total() {
+        local m=$1 from=$2 to=$3; shift 3
+        local iv; iv=$(interval_ns)
+        ctl --format csv query "$m" --since "$(ns_to_when $((from - iv)))" --until "$(ns_to_when "$to")" "$@" |
+                awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "value") c = i; next }
+                         { s += $c } END { printf "%.0f\n", s }'
+}
+
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# jq-lite: jpy EXPR < JSON prints the Python expression EXPR evaluated with
+# the document as `d` (lists print one item per line).
+jpy() {
+        python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = eval(sys.argv[1])
+if isinstance(v, list):
+    print("\n".join(str(x) for x in v))
+elif isinstance(v, bool):
+    print("true" if v else "false")
+elif v is None:
+    print("null")
+else:
+    print(v)' "$1"
+}

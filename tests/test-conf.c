@@ -1,0 +1,102 @@
+/* test-conf.c - scalemon.conf parsing: values, and file:line errors. */
+#include "config.h"
+
+#include <errno.h>
+
+#include "conf.h"
+#include "tap.h"
+
+static int parse(const char *text, struct conf *c, char **err)
+{
+        *err = NULL;
+        return conf_parse(text, strlen(text), "test.conf", c, err);
+}
+
+static void bad(const char *text, const char *want_msg, const char *name)
+{
+        struct conf c;
+        char *err = NULL;
+        int r;
+
+        conf_defaults(&c);
+        r = parse(text, &c, &err);
+        ok(r < 0, "%s: refused", name);
+        contains(err, want_msg, name);
+        ok(c.interval_ns == CONF_DEFAULT_INTERVAL && strcmp(c.database, CONF_DEFAULT_DATABASE) == 0,
+           "%s: settings untouched", name);
+        free(err);
+        conf_free(&c);
+}
+
+int main(void)
+{
+        struct conf c;
+        char *err = NULL;
+        int r;
+
+        conf_defaults(&c);
+        r = parse("# scalemon.conf\n"
+                  "interval = 250ms   # faster\n"
+                  "\n"
+                  "database=/srv/scalemon/sm.db\n"
+                  "  socket =  /run/sm.sock  \n"
+                  "exclude = kvm_exits, kvm_pause_exits\n",
+                  &c, &err);
+        is_int(r, 0, "good file parses");
+        is_int(c.interval_ns, 250000000, "interval 250ms");
+        is_str(c.database, "/srv/scalemon/sm.db", "database");
+        is_str(c.socket, "/run/sm.sock", "socket, blanks trimmed");
+        ok(c.enabled[M_CONTEXT_SWITCHES] && !c.enabled[M_KVM_EXITS] && !c.enabled[M_KVM_PAUSE_EXITS] &&
+           c.enabled[M_KVM_PLE_WINDOW_UPDATES], "exclude removes exactly the listed metrics");
+        conf_free(&c);
+
+        conf_defaults(&c);
+        r = parse("metrics = context_switches lock_contentions\nexclude = lock_contentions\n", &c, &err);
+        ok(r == 0 && c.enabled[M_CONTEXT_SWITCHES] && !c.enabled[M_LOCK_CONTENTIONS] && !c.enabled[M_CPU_USER],
+           "metrics list, then exclude");
+        conf_free(&c);
+
+        conf_defaults(&c);
+        ok(parse("", &c, &err) == 0 && c.interval_ns == CONF_DEFAULT_INTERVAL, "empty file keeps defaults");
+        conf_free(&c);
+
+        bad("interval = 1s\nintervl = 2s\n", "test.conf:2: unknown key 'intervl'", "unknown key, with line");
+        bad("\n\ninterval = fast\n", "test.conf:3: interval 'fast' is not a duration", "bad duration");
+        bad("interval = 5ms\n", "test.conf:1: interval 5ms is out of range (10ms..1m)", "interval below 10ms");
+        bad("interval = 2m\n", "out of range", "interval above 60s");
+        bad("metrics = context_switches, bogus\n", "test.conf:1: unknown metric 'bogus'", "unknown metric");
+        bad("interval = 1s\ninterval = 2s\n", "test.conf:2: 'interval' is set twice", "duplicate key");
+        bad("interval 1s\n", "test.conf:1: expected 'key = value'", "missing =");
+        bad("database = relative.db\n", "must be an absolute path", "relative database path");
+        bad("interval =\n", "'interval' has no value", "empty value");
+        bad("exclude = all\n", "unknown metric 'all'", "exclude all is not a thing");
+        bad("control_group = wheel;rm\n", "not a group name", "bad group name");
+        {
+                char big[6000];
+                memset(big, 'x', sizeof big - 1);
+                big[sizeof big - 1] = 0;
+                bad(big, "test.conf:1: line is too long", "overlong line");
+        }
+        {
+                struct conf c2;
+                char text[] = "interval = 1s\0x\n";
+                conf_defaults(&c2);
+                r = conf_parse(text, sizeof text - 1, "test.conf", &c2, &err);
+                ok(r < 0 && err && strstr(err, "NUL"), "NUL byte refused");
+                free(err);
+                conf_free(&c2);
+        }
+
+        conf_defaults(&c);
+        r = conf_load("/nonexistent/scalemon.conf", true, &c, &err);
+        ok(r == 0 && c.interval_ns == CONF_DEFAULT_INTERVAL, "missing default file is fine");
+        r = conf_load("/nonexistent/scalemon.conf", false, &c, &err);
+        ok(r == -ENOENT, "missing explicit file is an error");
+        contains(err, "/nonexistent/scalemon.conf: cannot read", "and says which file");
+        free(err);
+        r = conf_load("/", false, &c, &err);
+        ok(r < 0, "a directory is refused");
+        free(err);
+        conf_free(&c);
+        return tap_done();
+}

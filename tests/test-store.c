@@ -1,0 +1,218 @@
+/* test-store.c - the SQLite store on real files: migrations from empty
+ * and from an older version, reopen, refusal of a newer schema and of a
+ * second writer, and a round trip of samples through the query path. */
+#include "config.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "schema.h"
+#include "store.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/scalemon-test-store.XXXXXX";
+
+static void path(char *buf, size_t len, const char *name)
+{
+        snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static int raw_exec(const char *db, const char *sql)
+{
+        sqlite3 *h;
+        int r;
+        if (sqlite3_open(db, &h) != SQLITE_OK)
+                return -1;
+        r = sqlite3_exec(h, sql, NULL, NULL, NULL);
+        sqlite3_close(h);
+        return r == SQLITE_OK ? 0 : -1;
+}
+
+static void fill_catalogue(struct store *s)
+{
+        bool avail[_M_MAX];
+        char *why[_M_MAX] = { 0 };
+        double scale[_M_MAX];
+        for (int i = 0; i < _M_MAX; i++) {
+                avail[i] = i != M_CYCLES;
+                scale[i] = metric_table[i].source == SRC_PROCSTAT ? 0.01 : 1;
+        }
+        why[M_CYCLES] = "no hardware PMU";
+        ok(store_metrics_sync(s, avail, why, scale) == 0, "catalogue written");
+}
+
+static void test_new_and_roundtrip(void)
+{
+        char db[512];
+        struct store *w = NULL, *r2 = NULL, *rd = NULL;
+        char *err = NULL, *v = NULL;
+        int node_of[4] = { 0, 0, 1, 1 };
+        bool online[4] = { true, true, true, false };
+        struct host_info h = { .machine_id = "0123456789abcdef", .hostname = "box", .kernel = "6.1.0",
+                               .cpu_model = "Test CPU", .ncpus = 4, .nnodes = 2 };
+        int64_t id1 = 0, id2 = 0, tick[3];
+        const int64_t S = 1000000000LL, t0 = 1796031478LL * S;
+        struct series_point *pts = NULL;
+        size_t n = 0;
+
+        path(db, sizeof db, "new.db");
+        is_int(store_open(db, STORE_WRITE, &w, &err), 0, "create a new database");
+        if (!w)
+                return;
+        is_int(store_schema_version(w), store_latest_schema_version(), "migrated from empty to the latest schema");
+        fill_catalogue(w);
+        ok(store_host_update(w, &h, t0, &id1) == 0 && store_host_update(w, &h, t0 + S, &id2) == 0 && id1 == id2,
+           "same machine-id, same host row");
+        ok(store_topology_set(w, 4, node_of, online) == 0, "topology written");
+        ok(store_meta_set(w, "k", "v1") == 0 && store_meta_set(w, "k", "v2") == 0 && store_meta_get(w, "k", &v) == 0,
+           "meta set twice and read");
+        is_str(v, "v2", "meta keeps the last value");
+        free(v);
+
+        is_int(store_open(db, STORE_WRITE, &r2, &err), -EBUSY, "a second writer is refused");
+        contains(err, "in use by another scalemond", "with a message that says so");
+        free(err);
+        err = NULL;
+
+        ok(store_begin(w) == 0, "begin");
+        for (int i = 0; i < 3; i++) {
+                ok(store_add_tick(w, t0 + i * S, S, &tick[i]) == 0, "tick %d", i);
+                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 0, 100 + i, false);
+                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 1, 10, false);
+                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 2, 0, false);    /* not stored */
+                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 3, 1, false);
+                store_add_sample(w, tick[i], M_CPU_USER, 2, 50, false);           /* 0.5 s */
+                store_add_sample(w, tick[i], M_NUMA_HIT, 1, 7, false);
+        }
+        store_add_sample(w, tick[2], M_LOCK_CONTENTIONS, 0, 0, true);             /* not counted */
+        ok(store_add_mux(w, tick[1], 0, "hw", 0.5) == 0, "mux row");
+        ok(store_add_event(w, t0, "cpu-offline", 3, NULL) == 0, "event row");
+        ok(store_commit(w) == 0, "commit");
+
+        /* a reader while the writer is open */
+        is_int(store_open(db, STORE_READ, &rd, &err), 0, "reader opens while the writer holds the database");
+        if (rd) {
+                ok(store_series(rd, "context_switches", SERIES_ALL, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3,
+                   "3 points system-wide");
+                ok(n == 3 && pts[0].value == 111 && pts[1].value == 112 && pts[2].value == 113,
+                   "system-wide sums (zero rows count as 0)");
+                free(pts);
+                ok(store_series(rd, "context_switches", SERIES_CPU, 2, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   pts[0].value == 0 && !pts[0].not_counted, "a CPU with no rows reads 0");
+                free(pts);
+                ok(store_series(rd, "context_switches", SERIES_NODE, 1, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   pts[0].value == 1, "node 1 = cpu2 + cpu3");
+                free(pts);
+                ok(store_series(rd, "cpu_user", SERIES_ALL, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   pts[1].value == 0.5, "scale applied: 50 ticks = 0.5 s");
+                free(pts);
+                ok(store_series(rd, "numa_hit", SERIES_NODE, 1, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   pts[0].value == 7, "node-scope metric by node");
+                free(pts);
+                ok(store_series(rd, "lock_contentions", SERIES_ALL, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   !pts[0].not_counted && pts[2].not_counted, "NULL sample reads as not counted");
+                free(pts);
+                ok(store_series(rd, "context_switches", SERIES_ALL, 0, t0, t0 + 3 * S, 2 * S, &pts, &n) == 0,
+                   "stepped query");
+                ok(n == 2 && pts[0].value + pts[1].value == 336 && pts[0].dur_ns + pts[1].dur_ns == 3 * S,
+                   "buckets keep every count and every second");
+                free(pts);
+                ok(store_series(rd, "context_switches", SERIES_ALL, 0, t0 + S, t0 + 2 * S, 0, &pts, &n) == 0 && n == 1 &&
+                   pts[0].value == 112, "time range selects by tick start");
+                free(pts);
+                is_int(store_series(rd, "no_such_metric", SERIES_ALL, 0, t0, t0 + S, 0, &pts, &n), -ENOENT,
+                       "unknown metric");
+                {
+                        struct store_summary sum;
+                        ok(store_summary(rd, &sum) == 0 && sum.ticks == 3 && sum.first_t == t0 &&
+                           sum.last_t == t0 + 3 * S && sum.ncpus == 4 && sum.nnodes == 2 && sum.online_cpus == 3,
+                           "summary");
+                }
+                {
+                        struct host_info g = { 0 };
+                        ok(store_host_get(rd, &g) == 0 && strcmp(g.hostname, "box") == 0 && g.ncpus == 4,
+                           "host read back");
+                        host_info_clear(&g);
+                }
+                rd = store_close(rd);
+        }
+        w = store_close(w);
+
+        /* reopen as writer: nothing to migrate, data kept */
+        is_int(store_open(db, STORE_WRITE, &w, &err), 0, "reopen");
+        if (w) {
+                ok(store_series(w, "context_switches", SERIES_ALL, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3,
+                   "data survives a reopen");
+                free(pts);
+                store_close(w);
+        }
+        {
+                char sql[128];
+                snprintf(sql, sizeof sql, "PRAGMA integrity_check");
+                ok(raw_exec(db, sql) == 0, "integrity_check runs");
+        }
+}
+
+static void test_schema_versions(void)
+{
+        char db[512], sql[128];
+        struct store *s = NULL;
+        char *err = NULL;
+
+        path(db, sizeof db, "newer.db");
+        ok(store_open(db, STORE_WRITE, &s, &err) == 0, "create");
+        store_close(s);
+        s = NULL;
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d", store_latest_schema_version() + 1);
+        ok(raw_exec(db, sql) == 0, "pretend a newer scalemon wrote it");
+        is_int(store_open(db, STORE_WRITE, &s, &err), -EPROTONOSUPPORT, "writer refuses a newer schema");
+        contains(err, "newer than this scalemon knows", "and says so");
+        free(err);
+        err = NULL;
+        is_int(store_open(db, STORE_READ, &s, &err), -EPROTONOSUPPORT, "reader refuses a newer schema");
+        free(err);
+        err = NULL;
+        ok(raw_exec(db, "PRAGMA integrity_check") == 0, "refused database is intact");
+
+        /* an older version: the first migration only, then open */
+        path(db, sizeof db, "older.db");
+        ok(raw_exec(db, schema_migrations[0].sql) == 0 && raw_exec(db, "PRAGMA user_version = 1") == 0,
+           "database at schema 1");
+        is_int(store_open(db, STORE_WRITE, &s, &err), 0, "opens");
+        if (s) {
+                is_int(store_schema_version(s), store_latest_schema_version(), "migrated to the latest");
+                s = store_close(s);
+        }
+
+        path(db, sizeof db, "foreign.db");
+        ok(raw_exec(db, "CREATE TABLE t (x)") == 0, "some other program's database");
+        is_int(store_open(db, STORE_WRITE, &s, &err), -EMEDIUMTYPE, "not a scalemon database: refused");
+        contains(err, "not a scalemon one", "and says so");
+        free(err);
+        err = NULL;
+
+        path(db, sizeof db, "missing.db");
+        is_int(store_open(db, STORE_READ, &s, &err), -ENOENT, "reader: missing database");
+        contains(err, "no database at", "says so");
+        free(err);
+        ok(access(db, F_OK) < 0, "reader did not create it");
+}
+
+int main(void)
+{
+        if (!mkdtemp(dir)) {
+                printf("Bail out! mkdtemp\n");
+                return 1;
+        }
+        test_new_and_roundtrip();
+        test_schema_versions();
+        {
+                char cmd[600];
+                snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+                if (system(cmd) != 0)
+                        printf("# could not remove %s\n", dir);
+        }
+        return tap_done();
+}

@@ -1,0 +1,99 @@
+/* test-timeutil.c - DUR and WHEN parsing, time formatting. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "tap.h"
+#include "timeutil.h"
+
+static void dur(const char *s, int64_t want)
+{
+        int64_t v = -1;
+        int r = duration_parse(s, &v);
+        ok(r == 0 && v == want, "duration '%s' = %lld ns (got r=%d v=%lld)", s, (long long)want, r, (long long)v);
+}
+
+static void dur_bad(const char *s)
+{
+        int64_t v = 12345;
+        int r = duration_parse(s, &v);
+        ok(r < 0 && v == 12345, "duration '%s' refused, output untouched", s);
+}
+
+int main(void)
+{
+        const int64_t S = 1000000000LL, now = 1764495478LL * S; /* 2025-11-30T09:37:58Z */
+        int64_t t;
+        char buf[64];
+
+        setenv("TZ", "UTC", 1);
+        tzset();
+
+        dur("10ms", 10000000LL);
+        dur("1s", S);
+        dur("1.5s", S + S / 2);
+        dur("5m", 300 * S);
+        dur("2h", 7200 * S);
+        dur("250us", 250000LL);
+        dur("1d", 86400 * S);
+        dur("3", 3 * S);
+        dur("0.01", 10000000LL);
+        dur_bad("");
+        dur_bad("s");
+        dur_bad("-1s");
+        dur_bad("1x");
+        dur_bad("1 s");
+        dur_bad(" 1s");
+        dur_bad("inf");
+        dur_bad("nan");
+        dur_bad("0x10s");
+        dur_bad("1e3s");
+        dur_bad("99999999999999999999h");
+        dur_bad("1.2.3s");
+
+        duration_format(S, buf, sizeof buf);
+        is_str(buf, "1s", "format 1s");
+        duration_format(10000000LL, buf, sizeof buf);
+        is_str(buf, "10ms", "format 10ms");
+        duration_format(300 * S, buf, sizeof buf);
+        is_str(buf, "5m", "format 5m");
+        duration_format(1500000000LL, buf, sizeof buf);
+        is_str(buf, "1500ms", "format 1.5s as 1500ms");
+
+        ok(when_parse("2026-11-30T09:37:58Z", now, &t) == 0 && t == 1796031478LL * S, "RFC 3339 with Z");
+        ok(when_parse("2026-11-30T10:37:58+01:00", now, &t) == 0 && t == 1796031478LL * S, "RFC 3339 with offset");
+        ok(when_parse("2026-11-30T09:37:58.250Z", now, &t) == 0 && t == 1796031478LL * S + S / 4,
+           "RFC 3339 with fraction");
+        ok(when_parse("2026-11-30 09:37", now, &t) == 0 && t == 1796031420LL * S, "local date and minute (TZ=UTC)");
+        ok(when_parse("2026-11-30", now, &t) == 0 && t == 1795996800LL * S, "local date");
+        ok(when_parse("2026-11-30 09:37:58", now, &t) == 0 && t == 1796031478LL * S, "local date and second");
+        ok(when_parse("-2h", now, &t) == 0 && t == now - 7200 * S, "relative -2h");
+        ok(when_parse("-90s", now, &t) == 0 && t == now - 90 * S, "relative -90s");
+        ok(when_parse("-30m", now, &t) == 0 && t == now - 1800 * S, "relative -30m");
+        ok(when_parse("@1796031478", now, &t) == 0 && t == 1796031478LL * S, "@EPOCH");
+        ok(when_parse("@1796031478.5", now, &t) == 0 && t == 1796031478LL * S + S / 2, "@EPOCH.frac");
+        ok(when_parse("now", now, &t) == 0 && t == now, "now");
+
+        t = 42;
+        ok(when_parse("2026-13-01", now, &t) == -EINVAL && t == 42, "month 13 refused");
+        ok(when_parse("2026-11-30T25:00Z", now, &t) == -EINVAL, "hour 25 refused");
+        ok(when_parse("2026-11-30T09:37:58+0100", now, &t) == -EINVAL, "offset without colon refused");
+        ok(when_parse("-2x", now, &t) == -EINVAL, "relative with bad unit refused");
+        ok(when_parse("@", now, &t) == -EINVAL, "bare @ refused");
+        ok(when_parse("@-5", now, &t) == -EINVAL, "negative epoch refused");
+        ok(when_parse("yesterday", now, &t) == -EINVAL, "words refused");
+        ok(when_parse("2026-11-30 09", now, &t) == -EINVAL, "hour without minutes refused");
+        ok(when_parse("", now, &t) == -EINVAL, "empty refused");
+
+        ok(when_looks_like_time("2026-11-30") && when_looks_like_time("-2h") && when_looks_like_time("@1"),
+           "time-like arguments recognised");
+        ok(!when_looks_like_time("run42") && !when_looks_like_time("baseline"), "run names are not time-like");
+
+        time_format_rfc3339(1796031478LL * S + 123456789, buf, sizeof buf);
+        is_str(buf, "2026-11-30T09:37:58.123Z", "RFC 3339 output");
+        time_format_local(1796031478LL * S, buf, sizeof buf);
+        is_str(buf, "2026-11-30 09:37:58", "local output (TZ=UTC)");
+        return tap_done();
+}
