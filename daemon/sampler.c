@@ -295,12 +295,11 @@ static int open_perf(struct sampler *s, char **ret_err)
         /* Nothing opened because we may not: that is a set-up problem the
          * user must fix, not a machine without counters. */
         if (nperf > 0 && nopen == 0 && nperm > 0) {
-                char msg[768];
-                snprintf(msg, sizeof msg,
-                         "cannot open any perf counter (%s); check kernel.perf_event_paranoid (now %d) "
-                         "and run as root or with CAP_PERFMON",
-                         first_why, perf_paranoid());
-                *ret_err = strdup(msg);
+                /* first_why is "metric: reason"; the reason names the
+                 * sysctl and the capability */
+                const char *reason = strstr(first_why, ": ");
+                if (asprintf(ret_err, "cannot open any perf counter: %s", reason ? reason + 2 : first_why) < 0)
+                        *ret_err = NULL;
                 return -EACCES;
         }
 

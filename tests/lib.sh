@@ -51,7 +51,7 @@ finish() {
 # start_daemon [ARGS...]: scalemond in the foreground on $DB; returns once
 # it has said it started, or bails out with its log.
 start_daemon() {
-        "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" --interval "$INTERVAL" "$@" \
+        "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" ${INTERVAL:+--interval "$INTERVAL"} "$@" \
                 >>"$TMP/daemon.log" 2>&1 &
         DAEMON_PID=$!
         local i
