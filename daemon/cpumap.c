@@ -97,27 +97,29 @@ void cpumap_clear(struct cpumap *map)
         free(map->online);
         free(map->node);
         free(map->has_node);
+        free(map->scratch);
+        if (map->online_fd >= 0)
+                close(map->online_fd);
         memset(map, 0, sizeof *map);
+        map->online_fd = -1;
 }
 
-int cpumap_refresh_online(const char *sysroot, struct cpumap *map)
+int cpumap_refresh_online(struct cpumap *map)
 {
-        char path[512], buf[4096];
-        _cleanup_free_ bool *set = calloc(map->ncpus, sizeof *set);
+        char buf[4096];
+        ssize_t k;
         int r, changed = 0;
 
-        if (!set)
-                return -ENOMEM;
-        snprintf(path, sizeof path, "%s/devices/system/cpu/online", sysroot);
-        r = read_small(path, buf, sizeof buf);
-        if (r < 0)
-                return r;
-        r = cpulist_parse(buf, set, map->ncpus);
+        k = pread(map->online_fd, buf, sizeof buf - 1, 0);
+        if (k < 0)
+                return negative_errno();
+        buf[k] = 0;
+        r = cpulist_parse(buf, map->scratch, map->ncpus);
         if (r < 0)
                 return r;
         for (int c = 0; c < map->ncpus; c++)
-                if (set[c] != map->online[c]) {
-                        map->online[c] = set[c];
+                if (map->scratch[c] != map->online[c]) {
+                        map->online[c] = map->scratch[c];
                         changed = 1;
                 }
         return changed;
@@ -125,7 +127,7 @@ int cpumap_refresh_online(const char *sysroot, struct cpumap *map)
 
 int cpumap_read(const char *sysroot, struct cpumap *ret)
 {
-        struct cpumap m = { 0 };
+        struct cpumap m = { .online_fd = -1 };
         char path[512], buf[4096];
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
@@ -141,11 +143,19 @@ int cpumap_read(const char *sysroot, struct cpumap *ret)
         m.ncpus = n;
         m.online = calloc(n, sizeof *m.online);
         m.node = calloc(n, sizeof *m.node);
-        if (!m.online || !m.node) {
+        m.scratch = calloc(n, sizeof *m.scratch);
+        if (!m.online || !m.node || !m.scratch) {
                 cpumap_clear(&m);
                 return -ENOMEM;
         }
-        r = cpumap_refresh_online(sysroot, &m);
+        snprintf(path, sizeof path, "%s/devices/system/cpu/online", sysroot);
+        m.online_fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (m.online_fd < 0) {
+                r = negative_errno();
+                cpumap_clear(&m);
+                return r;
+        }
+        r = cpumap_refresh_online(&m);
         if (r < 0) {
                 cpumap_clear(&m);
                 return r;

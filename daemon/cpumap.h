@@ -10,6 +10,8 @@ struct cpumap {
         bool *online;    /* [ncpus] */
         int *node;       /* [ncpus], node of each CPU (0 without NUMA) */
         bool *has_node;  /* [nnodes], node exists */
+        int online_fd;   /* .../cpu/online, kept open and re-read; -1 if none */
+        bool *scratch;   /* [ncpus], for refreshes */
 };
 
 /* Parse a kernel CPU list ("0-3,8,10-11\n") into set[0..n-1].
@@ -19,9 +21,9 @@ int cpulist_parse(const char *s, bool *set, int n);
 /* Read the map from sysfs under root ("/sys" normally; a fixture tree in
  * tests). */
 int cpumap_read(const char *sysroot, struct cpumap *ret);
-/* Refresh only the online set (cheap: one small read). Returns 1 if it
- * changed, 0 if not. */
-int cpumap_refresh_online(const char *sysroot, struct cpumap *map);
+/* Refresh only the online set (cheap: one pread of a file kept open).
+ * Returns 1 if it changed, 0 if not. */
+int cpumap_refresh_online(struct cpumap *map);
 int cpumap_online_count(const struct cpumap *map);
 void cpumap_clear(struct cpumap *map);
 

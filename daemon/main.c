@@ -116,8 +116,8 @@ int main(int argc, char **argv)
         _cleanup_free_ char *config_path = NULL, *err = NULL;
         bool foreground = false, check = false;
         struct manager *m = NULL;
-        struct conf conf;
-        int c, r;
+        struct conf conf = { 0 };
+        int c, r, ret = EXIT_SUCCESS;
 
         memset(&mo.overrides, 0, sizeof mo.overrides);
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
                         if (strlen(mo.overrides.socket) >= 108) {
                                 fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
                                         "(107 bytes); choose a shorter one\n", optarg);
-                                return 2;
+                                { ret = 2; goto out; }
                         }
                         break;
                 case OPT_INTERVAL: {
@@ -146,11 +146,11 @@ int main(int argc, char **argv)
                         if (duration_parse(optarg, &ns) < 0) {
                                 fprintf(stderr, "scalemond: --interval %s: not a duration; use %s\n", optarg,
                                         DURATION_FORMS);
-                                return 2;
+                                { ret = 2; goto out; }
                         }
                         if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
                                 fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", optarg);
-                                return 2;
+                                { ret = 2; goto out; }
                         }
                         mo.overrides.interval_ns = ns;
                         mo.override_interval = true;
@@ -164,21 +164,23 @@ int main(int argc, char **argv)
                         break;
                 case OPT_VERSION:
                         printf("scalemond %s\n", PACKAGE_VERSION);
-                        return 0;
+                        goto out;
                 case OPT_HELP:
                         help();
-                        return 0;
+                        goto out;
                 default:
                         fprintf(stderr, "Try 'scalemond --help'.\n");
-                        return 2;
+                        { ret = 2; goto out; }
                 }
         }
         if (optind < argc) {
                 fprintf(stderr, "scalemond: unexpected argument '%s'; try 'scalemond --help'\n", argv[optind]);
-                return 2;
+                { ret = 2; goto out; }
         }
-        if ((mo.override_database && !mo.overrides.database) || (mo.override_socket && !mo.overrides.socket))
-                return EXIT_FAILURE;
+        if ((mo.override_database && !mo.overrides.database) || (mo.override_socket && !mo.overrides.socket)) {
+                ret = EXIT_FAILURE;
+                goto out;
+        }
 
         mo.config_missing_ok = !config_path;
         if (!config_path)
@@ -189,9 +191,8 @@ int main(int argc, char **argv)
         r = conf_load(config_path, mo.config_missing_ok, &conf, &err);
         if (r < 0) {
                 fprintf(stderr, "scalemond: %s\n", err ? err : strerror(-r));
-                conf_free(&conf);
-                conf_free(&mo.overrides);
-                return EXIT_FAILURE;
+                ret = EXIT_FAILURE;
+                goto out;
         }
         if (mo.override_interval)
                 conf.interval_ns = mo.overrides.interval_ns;
@@ -212,9 +213,7 @@ int main(int argc, char **argv)
                 printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled)\n",
                        access(config_path, F_OK) == 0 ? config_path : "defaults", iv, conf.database, conf.socket,
                        n, (int)_M_MAX);
-                conf_free(&conf);
-                conf_free(&mo.overrides);
-                return 0;
+                goto out;
         }
 
         /* Under systemd (Type=notify) there is nothing to detach from. */
@@ -226,27 +225,29 @@ int main(int argc, char **argv)
                 r = daemonize(&mo.ready_fd);
                 if (r < 0) {
                         fprintf(stderr, "scalemond: cannot go into the background: %s\n", strerror(-r));
-                        return EXIT_FAILURE;
+                        ret = EXIT_FAILURE;
+                        goto out;
                 }
                 log_setup("scalemond", access("/run/systemd/journal/socket", F_OK) == 0 ? LOG_TARGET_JOURNAL
                                                                                         : LOG_TARGET_SYSLOG);
         }
 
         r = manager_new(&conf, &mo, &m, &err);
-        conf_free(&conf);
-        conf_free(&mo.overrides);
         if (r < 0) {
                 log_error("%s", err ? err : strerror(-r));
                 if (mo.ready_fd >= 0 && write(mo.ready_fd, "fail", 4) < 0) {
                         /* nothing more to do */
                 }
-                return EXIT_FAILURE;
+                ret = EXIT_FAILURE;
+                goto out;
         }
         r = manager_run(m);
         manager_free(m);
-        if (r < 0) {
+        if (r < 0)
                 log_error("%s", strerror(-r));
-                return EXIT_FAILURE;
-        }
-        return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        ret = r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+out:
+        conf_free(&conf);
+        conf_free(&mo.overrides);
+        return ret;
 }

@@ -474,6 +474,7 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         if (!s)
                 return -ENOMEM;
         s->stat.fd = s->vmstat.fd = -1;
+        s->map.online_fd = -1;
         s->sysroot = strdup(cfg->sysroot ? cfg->sysroot : "/sys");
         s->procroot = strdup(cfg->procroot ? cfg->procroot : "/proc");
         if (!s->sysroot || !s->procroot) {
@@ -558,7 +559,7 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
 
 static int sample_hotplug(struct sampler *s, struct tick *t)
 {
-        int r = cpumap_refresh_online(s->sysroot, &s->map);
+        int r = cpumap_refresh_online(&s->map);
 
         if (r <= 0)
                 return r;

@@ -12,6 +12,8 @@ enum {
         STMT_ADD_MUX,
         STMT_ADD_EVENT,
         STMT_META_SET,
+        STMT_BEGIN,
+        STMT_COMMIT,
         _STMT_MAX,
 };
 

@@ -1,7 +1,8 @@
 /* store-query.c - what clients read from the store.
  *
- * Every query here is bounded by an index: a metric's samples are one
- * b-tree range of (metric, tick, loc), ticks are found by tick_by_t.
+ * Every query here is bounded by an index: ticks are found by tick_by_t,
+ * and a metric's samples in a tick by the (tick, metric) prefix of the
+ * sample table's key.
  */
 #include "config.h"
 

@@ -464,14 +464,27 @@ int store_metrics_sync(struct store *s, const bool *available, char *const *why,
         return r < 0 ? r : store_load_metric_ids(s);
 }
 
+static int step_once(struct store *s, int which, const char *sql)
+{
+        sqlite3_stmt *st = store_stmt(s, which, sql);
+        int r;
+
+        if (!st)
+                return -EIO;
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, sql);
+}
+
+/* BEGIN and COMMIT run on every flush: prepared once, like the inserts. */
 int store_begin(struct store *s)
 {
-        return exec(s, "BEGIN IMMEDIATE");
+        return step_once(s, STMT_BEGIN, "BEGIN IMMEDIATE");
 }
 
 int store_commit(struct store *s)
 {
-        return exec(s, "COMMIT");
+        return step_once(s, STMT_COMMIT, "COMMIT");
 }
 
 int store_rollback(struct store *s)

@@ -13,8 +13,10 @@
 --    the perf group was multiplexed out for the whole interval.  loc is the
 --    CPU number for cpu-scope metrics, the node number for node-scope ones,
 --    0 for system-scope ones.  The table is clustered on
---    (metric, tick, loc) (WITHOUT ROWID), so a time range of one metric is
---    one contiguous b-tree range.  Values are integers in the metric's raw
+--    (tick, metric, loc) (WITHOUT ROWID): a flush appends at the end of
+--    the b-tree and touches a page or two, not one page per metric, and a
+--    metric over a time range is one short seek per tick (join from tick,
+--    as the samples view does).  Values are integers in the metric's raw
 --    unit; multiply by metric.scale for the catalogue unit (cpu_* are
 --    stored in USER_HZ ticks, scale = 1/USER_HZ seconds).
 --
@@ -80,7 +82,7 @@ CREATE TABLE sample (
         tick   INTEGER NOT NULL,           -- tick.id
         loc    INTEGER NOT NULL,
         value  INTEGER,                    -- NULL: not counted
-        PRIMARY KEY (metric, tick, loc)
+        PRIMARY KEY (tick, metric, loc)
 ) WITHOUT ROWID;
 
 CREATE TABLE mux (

@@ -1,0 +1,207 @@
+/* bench-store.c - what the sparse sample layout buys, measured side by
+ * side with the obvious dense one (one row per metric, tick and location,
+ * zeros included, rowid table with an index), on the same synthetic hour
+ * of a large machine: file size, write time, and the time to read one
+ * metric's system-wide series over ten minutes.
+ *
+ * Targets: sparse file <= 1/2 of dense; write and query no slower than
+ * dense.
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "timeutil.h"
+
+#define NCPU   80
+#define NNODE  8
+#define TICKS  3600
+
+/* How busy each metric is on a loaded 80-CPU box: share of CPUs with a
+ * non-zero delta per tick, and the typical size of that delta. */
+static void synth(int m, int cpu, int tick, int64_t *v)
+{
+        unsigned x = (unsigned)(m * 7919 + cpu * 104729 + tick * 1299709);
+        x ^= x >> 13;
+        x *= 0x5bd1e995u;
+        x ^= x >> 15;
+        *v = 0;
+        switch (metric_table[m].source) {
+        case SRC_PERF_SW:
+                if (m == M_PAGE_FAULTS_MAJOR)
+                        *v = x % 200 == 0;
+                else
+                        *v = 50 + x % 2000;
+                break;
+        case SRC_TRACEPOINT:
+                if (m == M_LOCK_CONTENTIONS && x % 3 == 0)
+                        *v = x % 400;
+                break;
+        case SRC_PROCSTAT:
+                if (m == M_CPU_USER || m == M_CPU_SYSTEM || m == M_CPU_IDLE)
+                        *v = x % 100;
+                else if (m == M_CPU_SOFTIRQ || m == M_CPU_IRQ)
+                        *v = x % 10 == 0;
+                break;
+        case SRC_NUMASTAT:
+                if (cpu < NNODE && (m == M_NUMA_HIT || m == M_NUMA_LOCAL))
+                        *v = 1000 + x % 5000;
+                break;
+        case SRC_VMSTAT:
+                if (cpu == 0 && (m == M_THP_FAULT_ALLOC || m == M_THP_SPLIT_PMD) && x % 5 == 0)
+                        *v = x % 30;
+                break;
+        default:
+                break;
+        }
+}
+
+static int nloc(int m)
+{
+        return metric_table[m].scope == SCOPE_CPU ? NCPU : metric_table[m].scope == SCOPE_NODE ? NNODE : 1;
+}
+
+static double now_s(void)
+{
+        return (double)now_monotonic_ns() / 1e9;
+}
+
+static long long fsize(const char *p)
+{
+        struct stat st;
+        char w[600];
+        long long n = stat(p, &st) == 0 ? st.st_size : 0;
+        snprintf(w, sizeof w, "%s-wal", p);
+        if (stat(w, &st) == 0)
+                n += st.st_size;
+        return n;
+}
+
+int main(void)
+{
+        char dir[] = "/tmp/scalemon-bench.XXXXXX", sparse[600], dense[600];
+        const int64_t S = 1000000000LL, t0 = 1796031478LL * S;
+        double t_ws, t_wd, t_qs, t_qd, sum_s = 0, sum_d = 0;
+        struct store *st;
+        sqlite3 *db;
+        sqlite3_stmt *ins, *q;
+        char *err = NULL;
+        int64_t v;
+
+        if (!mkdtemp(dir))
+                return 1;
+        snprintf(sparse, sizeof sparse, "%s/sparse.db", dir);
+        snprintf(dense, sizeof dense, "%s/dense.db", dir);
+
+        /* --- sparse: the real store --- */
+        if (store_open(sparse, STORE_WRITE, &st, &err) < 0) {
+                fprintf(stderr, "bench-store: %s\n", err);
+                return 1;
+        }
+        {
+                bool avail[_M_MAX];
+                for (int m = 0; m < _M_MAX; m++)
+                        avail[m] = true;
+                store_metrics_sync(st, avail, NULL, NULL);
+        }
+        t_ws = now_s();
+        for (int k = 0; k < TICKS; k++) {
+                int64_t id;
+                store_begin(st);
+                store_add_tick(st, t0 + k * S, S, &id);
+                for (int m = 0; m < _M_MAX; m++)
+                        for (int c = 0; c < nloc(m); c++) {
+                                synth(m, c, k, &v);
+                                store_add_sample(st, id, m, c, v, false);
+                        }
+                store_commit(st);
+        }
+        store_checkpoint(st, true);
+        t_ws = now_s() - t_ws;
+
+        /* --- dense: every value, rowid table plus an index --- */
+        sqlite3_open(dense, &db);
+        sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                         "CREATE TABLE d (tick INTEGER, t INTEGER, metric INTEGER, loc INTEGER, value INTEGER);"
+                         "CREATE INDEX d_by_metric ON d (metric, t);", NULL, NULL, NULL);
+        sqlite3_prepare_v2(db, "INSERT INTO d VALUES (?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL);
+        t_wd = now_s();
+        for (int k = 0; k < TICKS; k++) {
+                sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+                for (int m = 0; m < _M_MAX; m++)
+                        for (int c = 0; c < nloc(m); c++) {
+                                synth(m, c, k, &v);
+                                sqlite3_bind_int(ins, 1, k);
+                                sqlite3_bind_int64(ins, 2, t0 + k * S);
+                                sqlite3_bind_int(ins, 3, m);
+                                sqlite3_bind_int(ins, 4, c);
+                                sqlite3_bind_int64(ins, 5, v);
+                                sqlite3_step(ins);
+                                sqlite3_reset(ins);
+                        }
+                sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        }
+        sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+        t_wd = now_s() - t_wd;
+
+        /* --- query: context_switches system-wide over the last ten
+         * minutes, per tick, 20 times --- */
+        {
+                struct store *rd;
+                struct series_point *pts;
+                size_t n;
+                store_close(st);
+                store_open(sparse, STORE_READ, &rd, &err);
+                t_qs = now_s();
+                for (int i = 0; i < 20; i++) {
+                        store_series(rd, "context_switches", SERIES_ALL, 0, t0 + 3000 * S, t0 + 3600 * S, 0, &pts, &n);
+                        sum_s = 0;
+                        for (size_t j = 0; j < n; j++)
+                                sum_s += pts[j].value;
+                        free(pts);
+                }
+                t_qs = (now_s() - t_qs) / 20;
+                store_close(rd);
+        }
+        sqlite3_prepare_v2(db, "SELECT t, sum(value) FROM d WHERE metric = ?1 AND t >= ?2 AND t < ?3 GROUP BY t ORDER BY t",
+                           -1, &q, NULL);
+        t_qd = now_s();
+        for (int i = 0; i < 20; i++) {
+                sqlite3_bind_int(q, 1, M_CONTEXT_SWITCHES);
+                sqlite3_bind_int64(q, 2, t0 + 3000 * S);
+                sqlite3_bind_int64(q, 3, t0 + 3600 * S);
+                sum_d = 0;
+                while (sqlite3_step(q) == SQLITE_ROW)
+                        sum_d += sqlite3_column_double(q, 1);
+                sqlite3_reset(q);
+        }
+        t_qd = (now_s() - t_qd) / 20;
+        sqlite3_finalize(ins);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+
+        printf("bench-store: %d CPUs, %d nodes, %d one-second ticks, %d metrics\n", NCPU, NNODE, TICKS, _M_MAX);
+        printf("  file size   sparse %8.1f MiB   dense %8.1f MiB   ratio %.2f  (target <= 0.50)  %s\n",
+               fsize(sparse) / 1048576.0, fsize(dense) / 1048576.0, (double)fsize(sparse) / (double)fsize(dense),
+               (double)fsize(sparse) / (double)fsize(dense) <= 0.5 ? "met" : "MISSED");
+        printf("  bytes/tick  sparse %8.0f       dense %8.0f\n", (double)fsize(sparse) / TICKS,
+               (double)fsize(dense) / TICKS);
+        printf("  write       sparse %8.2f s     dense %8.2f s     ratio %.2f  (target <= 1.00)  %s\n", t_ws, t_wd,
+               t_ws / t_wd, t_ws / t_wd <= 1.0 ? "met" : "MISSED");
+        printf("  query 10min sparse %8.2f ms    dense %8.2f ms    ratio %.2f  (target <= 1.00)  %s\n", t_qs * 1e3,
+               t_qd * 1e3, t_qs / t_qd, t_qs / t_qd <= 1.0 ? "met" : "MISSED");
+        printf("  same answer: %s (%.0f)\n", sum_s == sum_d ? "yes" : "NO", sum_s);
+        {
+                char cmd[700];
+                snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+                if (system(cmd) != 0)
+                        return 1;
+        }
+        return sum_s == sum_d ? 0 : 1;
+}
