@@ -164,14 +164,39 @@ int store_load_metric_ids(struct store *s)
         return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "reading metrics");
 }
 
+/* The database's directory is made if it is missing (one level, like
+ * systemd's StateDirectory=), so that a fresh machine needs no set-up. */
+static int make_parent(struct store *s)
+{
+        _cleanup_free_ char *dir = strdup(s->path);
+        char *slash;
+
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return 0;
+        *slash = 0;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                int r = negative_errno();
+                snprintf(s->errmsg, sizeof s->errmsg, "cannot create the database directory %s: %s", dir,
+                         strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
 static int open_writer_lock(struct store *s)
 {
         _cleanup_close_ int fd = -1;
         struct stat st;
+        int r = make_parent(s);
 
+        if (r < 0)
+                return r;
         fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
         if (fd < 0) {
-                int r = negative_errno();
+                r = negative_errno();
                 snprintf(s->errmsg, sizeof s->errmsg, "cannot open database %s: %s", s->path, strerror(-r));
                 return r;
         }
@@ -180,7 +205,7 @@ static int open_writer_lock(struct store *s)
                 return -EINVAL;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                int r = negative_errno();
+                r = negative_errno();
                 if (r == -EWOULDBLOCK) {
                         snprintf(s->errmsg, sizeof s->errmsg,
                                  "database %s is in use by another scalemond; stop it first, or use another --db",
