@@ -22,6 +22,7 @@ struct ctl {
         const char *socket_path;
         enum output_format format;
         struct store *store;            /* opened on demand by ctl_store() */
+        int sock_fd;                    /* control socket, connected on demand, or -1 */
 };
 
 /* A verb: argv[0] is the verb itself; returns an exit code. */
@@ -39,6 +40,35 @@ struct store *ctl_store(struct ctl *ctl);
 int ctl_when(struct ctl *ctl, const char *opt, const char *arg, bool is_until, int64_t *ret);
 int ctl_duration(const char *opt, const char *arg, int64_t *ret);
 int ctl_int(const char *opt, const char *arg, long min, long max, long *ret);
+
+/* The daemon: connect (printing why not, unless quiet), and one request
+ * with its reply ({"ok": true, ...}); pass_fd rides along if >= 0.
+ * Returns 0, or an exit code after printing the daemon's error. */
+int ctl_connect(struct ctl *ctl, bool quiet);
+int ctl_request(struct ctl *ctl, json_t *req, int pass_fd, json_t **ret_reply);
+
+/* The runs a verb covers: --since WHEN, --until WHEN, --tag K=V... */
+struct run_select {
+        const char *since_arg, *until_arg;
+        struct store_kv tags[64];
+        size_t ntags;
+};
+/* which: 's' (--since), 'u' (--until), 't' (--tag).  0 or EXIT_USAGE. */
+int run_select_set(struct run_select *sel, int which, const char *arg);
+void run_select_free(struct run_select *sel);
+/* List the selected runs, oldest first.  Returns 0, or an exit code after
+ * printing why (bad WHEN, unknown run, no runs in range). */
+int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_info **ret, size_t *ret_n);
+/* "K=V" for option opt: key and value checked, malloc'd.  0 or EXIT_USAGE. */
+int parse_key_value(const char *opt, const char *arg, bool value_is_number, char **ret_key, char **ret_value);
+
+/* A run as runs and report show it: {"name", "status", "start", "end",
+ * "duration_s", "exit_status", "tags", "scores", ...}. */
+json_t *run_json(const struct run_info *ri, const struct run_detail *d);
+double run_duration_s(const struct run_info *ri);       /* until now while running */
+void format_kvs(char *buf, size_t len, const struct store_kv *kv, size_t n);          /* k=v k=v */
+void format_scores(char *buf, size_t len, const struct store_score *sc, size_t n);
+void format_duration_s(double s, char *buf, size_t len);                             /* 12.34s, 3m05.0s */
 
 /* Output: JSON documents, CSV from an array of objects, and tables. */
 int output_json(json_t *doc);
@@ -59,5 +89,10 @@ int table_print(struct libscols_table *tb);     /* prints, frees; exit code */
 int verb_status(struct ctl *ctl, int argc, char **argv);
 int verb_metrics(struct ctl *ctl, int argc, char **argv);
 int verb_query(struct ctl *ctl, int argc, char **argv);
+int verb_run(struct ctl *ctl, int argc, char **argv);
+int verb_runs(struct ctl *ctl, int argc, char **argv);
+int verb_report(struct ctl *ctl, int argc, char **argv);
+int verb_export(struct ctl *ctl, int argc, char **argv);
+int verb_import(struct ctl *ctl, int argc, char **argv);
 
 #endif

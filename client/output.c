@@ -110,7 +110,8 @@ static int collect(struct columns *c, json_t *obj, const char *prefix)
         json_object_foreach(obj, key, v) {
                 char name[512];
                 snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "." : "", key);
-                if (json_is_object(v) && json_object_size(v) > 0) {
+                if (json_is_object(v)) {
+                        /* nested keys become columns; an empty object none */
                         if (collect(c, v, name) < 0)
                                 return -ENOMEM;
                 } else if (columns_add(c, name) < 0)
@@ -148,7 +149,7 @@ static void csv_value(json_t *v)
 {
         char buf[64];
 
-        if (!v || json_is_null(v))
+        if (!v || json_is_null(v) || (json_is_object(v) && json_object_size(v) == 0))
                 return;
         if (json_is_string(v))
                 csv_field(json_string_value(v));

@@ -22,6 +22,15 @@ static const struct verb {
         { "metrics", verb_metrics, "metrics                     the catalogue: name, scope, unit, source, availability" },
         { "query",   verb_query,   "query METRIC [--cpu N | --node N | --per system|node|cpu]\n"
                                    "              [--since WHEN] [--until WHEN] [--step DUR]" },
+        { "run",     verb_run,     "run start NAME [--tag K=V]...\n"
+                                   "  run stop [NAME] [--score K=V]... [--exit-status N]\n"
+                                   "  run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n"
+                                   "  run mark [NAME] TEXT" },
+        { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]..." },
+        { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
+                                   "              [--per system|node|cpu]" },
+        { "export",  verb_export,  "export [--since WHEN] [--until WHEN] [--tag K=V]...   (JSON on stdout)" },
+        { "import",  verb_import,  "import FILE" },
 };
 
 static void help(void)
@@ -58,11 +67,23 @@ struct store *ctl_store(struct ctl *ctl)
 
 int ctl_when(struct ctl *ctl, const char *opt, const char *arg, bool is_until, int64_t *ret)
 {
-        (void)ctl;
-        (void)is_until;
+        struct run_info ri;
+        struct store *s;
+
+        /* a run name first: names may look like anything a shell allows */
+        s = ctl_store(ctl);
+        if (!s)
+                return EXIT_FAILED;
+        if (store_run_find(s, arg, &ri) == 0) {
+                *ret = is_until ? (ri.end ? ri.end : now_realtime_ns()) : ri.start;
+                run_info_free(&ri);
+                return 0;
+        }
         if (when_parse(arg, now_realtime_ns(), ret) == 0)
                 return 0;
-        return ctl_fail(EXIT_USAGE, "%s '%s': not a time; use %s", opt, arg, WHEN_FORMS);
+        if (when_looks_like_time(arg))
+                return ctl_fail(EXIT_USAGE, "%s '%s': not a time; use %s", opt, arg, WHEN_FORMS);
+        return ctl_fail(EXIT_FAILED, "no run named '%s' (see scalemonctl runs)", arg);
 }
 
 int ctl_duration(const char *opt, const char *arg, int64_t *ret)
@@ -95,7 +116,7 @@ int main(int argc, char **argv)
                 { "version", no_argument, NULL, 'V' },
                 {},
         };
-        struct ctl ctl = { .format = FORMAT_TABLE };
+        struct ctl ctl = { .format = FORMAT_TABLE, .sock_fd = -1 };
         int c, r;
 
         ctl.db_path = getenv("SCALEMON_DB") ? getenv("SCALEMON_DB") : DEFAULT_DB;
@@ -140,6 +161,8 @@ int main(int argc, char **argv)
                         optind = 0;     /* verbs run getopt again on their own argv */
                         r = verbs[i].fn(&ctl, argc - v, argv + v);
                         store_close(ctl.store);
+                        if (ctl.sock_fd >= 0)
+                                close(ctl.sock_fd);
                         return r;
                 }
         return ctl_fail(EXIT_USAGE, "unknown verb '%s'; try 'scalemonctl --help'", argv[optind]);

@@ -47,7 +47,19 @@ static pid_t daemon_pid(struct store *s)
                         comm[0] = 0;
                 fclose(f);
         }
-        return startswith(comm, "scalemond") ? (pid_t)pid : 0;
+        if (!startswith(comm, "scalemond"))
+                return 0;
+        /* a killed daemon not yet reaped is not running */
+        snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+        f = fopen(path, "re");
+        if (f) {
+                char line[512], *rp;
+                bool zombie = fgets(line, sizeof line, f) && (rp = strrchr(line, ')')) && rp[1] == ' ' && rp[2] == 'Z';
+                fclose(f);
+                if (zombie)
+                        return 0;
+        }
+        return (pid_t)pid;
 }
 
 int verb_status(struct ctl *ctl, int argc, char **argv)
@@ -62,17 +74,42 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
         int avail = 0, unavail = 0, disabled = 0, r;
         pid_t pid;
 
+        json_t *live = NULL, *open_runs;
+        const char *status_line = NULL;
+
         r = no_args(argc, argv);
         if (r)
                 return r < 0 ? EXIT_OK : r;
         s = ctl_store(ctl);
         if (!s)
                 return EXIT_FAILED;
+        /* the daemon itself, if it answers: its pid, state and open runs */
+        if (ctl_connect(ctl, true) == 0) {
+                json_t *req = json_pack("{s:s}", "cmd", "status");
+                if (ctl_request(ctl, req, -1, &live) != 0)
+                        live = NULL;
+                json_decref(req);
+        }
         if (store_summary(s, &sum) < 0 || store_metrics_list(s, &rows, &n) < 0)
                 return ctl_fail(EXIT_FAILED, "cannot read %s: %s", ctl->db_path, store_errmsg(s));
         store_host_get(s, &host);
         store_meta_get_int(s, "interval_ns", &interval);
         pid = daemon_pid(s);
+        if (live) {
+                pid = (pid_t)json_integer_value(json_object_get(live, "pid"));
+                status_line = json_string_value(json_object_get(live, "status"));
+                open_runs = json_incref(json_object_get(live, "open_runs"));
+        } else {
+                /* from the database: runs not yet closed */
+                struct run_info *open = NULL;
+                size_t nopen = 0;
+                open_runs = json_array();
+                if (store_runs_open(s, &open, &nopen) == 0)
+                        for (size_t i = 0; i < nopen; i++)
+                                json_array_append_new(open_runs, json_pack("{s:s,s:o}", "name", open[i].name, "start",
+                                                                           json_time(open[i].start)));
+                run_infos_free(open, nopen);
+        }
         for (size_t i = 0; i < n; i++) {
                 if (rows[i].available)
                         avail++;
@@ -82,9 +119,11 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         unavail++;
         }
 
-        doc = json_pack("{s:{s:b,s:o},s:{s:s,s:I,s:i},s:{s:s,s:s,s:s,s:i,s:i},s:o,s:{s:i,s:i},s:i,"
+        doc = json_pack("{s:{s:b,s:o,s:b,s:s,s:o},s:{s:s,s:I,s:i},s:{s:s,s:s,s:s,s:i,s:i},s:o,s:{s:i,s:i},s:i,"
                         "s:{s:i,s:i,s:i},s:{s:I,s:o,s:o}}",
-                        "daemon", "running", pid > 0, "pid", pid > 0 ? json_integer(pid) : json_null(),
+                        "daemon", "running", pid > 0, "pid", pid > 0 ? json_integer(pid) : json_null(), "reachable",
+                        live != NULL, "socket", ctl->socket_path, "status",
+                        status_line ? json_string(status_line) : json_null(),
                         "database", "path", ctl->db_path, "size_bytes", (json_int_t)sum.size_bytes,
                         "schema", store_schema_version(s),
                         "host", "hostname", host.hostname ? host.hostname : "", "kernel",
@@ -97,6 +136,8 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         "samples", "intervals", (json_int_t)sum.ticks,
                         "first", sum.ticks ? json_time(sum.first_t) : json_null(),
                         "last", sum.ticks ? json_time(sum.last_t) : json_null());
+        if (doc)
+                json_object_set(doc, "open_runs", open_runs);
         if (!doc) {
                 host_info_clear(&host);
                 return ctl_fail(EXIT_FAILED, "out of memory");
@@ -113,10 +154,13 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                 format_bytes(sum.size_bytes, size, sizeof size);
                 if (interval)
                         duration_format(interval, iv, sizeof iv);
-                if (pid > 0)
-                        printf("daemon:    running (pid %d)\n", (int)pid);
+                if (live)
+                        printf("daemon:    running (pid %d): %s\n", (int)pid, status_line ? status_line : "");
+                else if (pid > 0)
+                        printf("daemon:    running (pid %d), but its control socket %s does not answer\n", (int)pid,
+                               ctl->socket_path);
                 else
-                        printf("daemon:    not running\n");
+                        printf("daemon:    not running (no answer at %s)\n", ctl->socket_path);
                 printf("database:  %s (%s, schema %d)\n", ctl->db_path, size, store_schema_version(s));
                 printf("host:      %s, kernel %s, %s\n", host.hostname ? host.hostname : "?",
                        host.kernel ? host.kernel : "?", host.cpu_model ? host.cpu_model : "?");
@@ -131,9 +175,22 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         printf("samples:   %lld intervals, %s .. %s\n", (long long)sum.ticks, first, last);
                 } else
                         printf("samples:   none yet\n");
+                if (json_array_size(open_runs) == 0)
+                        printf("open runs: none\n");
+                else {
+                        size_t i;
+                        json_t *o;
+                        printf("open runs:");
+                        json_array_foreach(open_runs, i, o)
+                                printf("%s %s (since %s)", i ? "," : "", json_string_value(json_object_get(o, "name")),
+                                       json_string_value(json_object_get(o, "start")));
+                        printf("\n");
+                }
                 r = EXIT_OK;
         }
         json_decref(doc);
+        json_decref(open_runs);
+        json_decref(live);
         host_info_clear(&host);
         return r;
 }

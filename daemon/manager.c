@@ -16,9 +16,12 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "ctl.h"
+#include "exchange.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "runs.h"
 #include "sampler.h"
 #include "store.h"
 #include "timeutil.h"
@@ -39,6 +42,9 @@ struct manager {
 
         struct sampler *sampler;
         struct store *store;
+        struct ctl_server *ctl;
+        struct runs *runs;
+        int64_t host_id;
 
         struct tick *batch;                /* ticks not yet written */
         size_t nbatch, capbatch;
@@ -148,7 +154,7 @@ static int record_host(struct manager *m)
                 host_info_clear(&h);
                 return -ENOMEM;
         }
-        r = store_host_update(m->store, &h, now_realtime_ns(), NULL);
+        r = store_host_update(m->store, &h, now_realtime_ns(), &m->host_id);
         host_info_clear(&h);
         if (r < 0)
                 return r;
@@ -367,6 +373,9 @@ static int reload(struct manager *m)
         free(m->conf.control_group);
         m->conf = c;
         memset(&c, 0, sizeof c);
+        if (ctl_server_set_group(m->ctl, m->conf.control_group) < 0)
+                log_notice("group %s does not exist: only root and uid %u may start and stop runs",
+                           m->conf.control_group, (unsigned)geteuid());
 
         r = flush(m);
         if (r >= 0 && metrics_changed)
@@ -398,12 +407,118 @@ static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, vo
         return 0;
 }
 
+/* ---- control requests ---- */
+
+/* An immediate sample, written at once: a run's boundary falls exactly on
+ * a tick boundary, and its totals are exact there. */
+static int snapshot(struct manager *m, struct snapshot_point *pt, char **ret_err)
+{
+        int r = take_sample(m);
+
+        if (r >= 0)
+                r = flush(m);
+        if (r >= 0)
+                r = store_last_tick(m->store, &pt->tick, &pt->time);
+        if (r < 0 && asprintf(ret_err, "cannot take a snapshot: %s",
+                              r == -ENOMEM ? "out of memory" : store_errmsg(m->store)) < 0)
+                *ret_err = NULL;
+        return r;
+}
+
+static json_t *status_json(struct manager *m)
+{
+        const struct cpumap *map = sampler_cpumap(m->sampler);
+        const int64_t *tot = sampler_totals(m->sampler);
+        int nloc = sampler_nloc(m->sampler);
+        json_t *totals = json_object(), *o;
+        int64_t last_tick = 0, last_end = 0;
+        char t[40] = "";
+
+        for (int i = 0; i < _M_MAX; i++) {
+                double sum = 0;
+                if (!sampler_available(m->sampler, i))
+                        continue;
+                for (int l = 0; l < nloc; l++)
+                        sum += (double)tot[i * nloc + l];
+                json_object_set_new(totals, metric_table[i].name, json_real(sum * sampler_scale(m->sampler, i)));
+        }
+        if (store_last_tick(m->store, &last_tick, &last_end) == 0)
+                time_format_rfc3339(last_end, t, sizeof t);
+        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o}", "pid", (int)getpid(), "version", PACKAGE_VERSION,
+                      "status", m->status, "interval_s", (double)m->conf.interval_ns / 1e9, "cpus_online",
+                      cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database, "open_runs",
+                      runs_open_json(m->runs), "sampled_at", t, "sampled_at_ns", (json_int_t)last_end, "totals",
+                      totals);
+        return o;
+}
+
+static json_t *on_request(void *userdata, const struct proto_request *req, int fd, const struct ucred *peer,
+                          char **ret_err)
+{
+        struct manager *m = userdata;
+        struct snapshot_point pt = { 0 };
+        json_t *reply = NULL;
+
+        switch (req->cmd) {
+        case CMD_STATUS:
+                reply = status_json(m);
+                break;
+        case CMD_RUN_START:
+                if (snapshot(m, &pt, ret_err) >= 0)
+                        reply = runs_start(m->runs, m->store, m->sampler, m->host_id, m->conf.interval_ns, &pt, req,
+                                           ret_err);
+                break;
+        case CMD_RUN_STOP: {
+                /* check the name before taking a snapshot for nothing */
+                int i = runs_pick(m->runs, req->name, ret_err);
+                if (i == -ENOENT && req->name) {
+                        free(*ret_err);
+                        *ret_err = NULL;
+                        reply = runs_stop(m->runs, m->store, m->sampler, &pt, req, ret_err);
+                } else if (i >= 0 && snapshot(m, &pt, ret_err) >= 0)
+                        reply = runs_stop(m->runs, m->store, m->sampler, &pt, req, ret_err);
+                break;
+        }
+        case CMD_RUN_MARK:
+                reply = runs_mark(m->runs, m->store, req, ret_err);
+                break;
+        case CMD_RELOAD:
+                if (reload(m) >= 0)
+                        reply = json_pack("{s:s}", "status", m->status);
+                else if (asprintf(ret_err, "reload failed") < 0)
+                        *ret_err = NULL;
+                break;
+        case CMD_IMPORT: {
+                size_t nruns = 0;
+                if (fd < 0) {
+                        if (asprintf(ret_err, "import needs the file passed as a descriptor") < 0)
+                                *ret_err = NULL;
+                        break;
+                }
+                if (exchange_import_fd(m->store, fd, &nruns, ret_err) >= 0) {
+                        log_info("imported %zu run%s (uid %u)", nruns, nruns == 1 ? "" : "s", (unsigned)peer->uid);
+                        reply = json_pack("{s:I}", "imported", (json_int_t)nruns);
+                }
+                break;
+        }
+        default:
+                break;
+        }
+        if (fd >= 0)
+                close(fd);
+        if (!reply && !*ret_err && asprintf(ret_err, "out of memory") < 0)
+                *ret_err = NULL;
+        return reply;
+}
+
 /* ---- life cycle ---- */
 
 struct manager *manager_free(struct manager *m)
 {
         if (!m)
                 return NULL;
+        ctl_server_free(m->ctl);
+        runs_free(m->runs);
         sd_event_source_unref(m->tick_src);
         sd_event_source_unref(m->checkpoint_src);
         sd_event_unref(m->event);
@@ -466,6 +581,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (r < 0)
                 goto fail;
 
+        r = runs_new(&m->runs);
+        if (r < 0)
+                goto fail;
         r = record_host(m);
         if (r >= 0)
                 r = sync_catalogue(m);
@@ -479,6 +597,8 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
         if (r >= 0)
                 r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
+        if (r >= 0)
+                r = runs_recover(m->store, m->sampler);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
                         *ret_err = NULL;
@@ -502,6 +622,12 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 goto fail;
+        r = ctl_server_new(m->event, m->conf.socket, on_request, m, &m->ctl, ret_err);
+        if (r < 0)
+                goto fail;
+        if (ctl_server_set_group(m->ctl, m->conf.control_group) < 0)
+                log_notice("group %s does not exist: only root and uid %u may start and stop runs",
+                           m->conf.control_group, (unsigned)geteuid());
         *ret = m;
         return 0;
 fail:
@@ -539,11 +665,17 @@ int manager_run(struct manager *m)
         r = sd_event_loop(m->event);
 
         sd_notify(0, "STOPPING=1\nSTATUS=stopping: writing the last interval");
-        /* The last, partial interval. */
-        take_sample(m);
-        if (flush(m) < 0)
-                log_error("the last %zu interval%s could not be written: %s", m->nbatch, m->nbatch == 1 ? "" : "s",
-                          store_errmsg(m->store));
+        /* The last, partial interval; runs still open end there. */
+        {
+                struct snapshot_point pt;
+                _cleanup_free_ char *err = NULL;
+                if (snapshot(m, &pt, &err) < 0)
+                        log_error("the last %zu interval%s could not be written: %s", m->nbatch,
+                                  m->nbatch == 1 ? "" : "s", err ? err : "");
+                else if (runs_count(m->runs) > 0)
+                        runs_interrupt_all(m->runs, m->store, m->sampler, &pt);
+        }
+        m->ctl = ctl_server_free(m->ctl);
         store_add_event(m->store, now_realtime_ns(), "stop", -1, NULL);
         store_meta_set(m->store, "daemon_pid", "");
         store_checkpoint(m->store, true);

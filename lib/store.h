@@ -107,4 +107,111 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
                  int64_t since, int64_t until, int64_t step_ns,
                  struct series_point **ret, size_t *ret_n);
 
+
+/* --- runs (schema 0002) --- */
+
+struct store_kv {
+        char *key;
+        char *value;
+};
+
+struct store_score {
+        char *key;
+        double value;
+};
+
+enum total_level { LEVEL_CPU, LEVEL_NODE, LEVEL_SYSTEM };
+const char *total_level_name(enum total_level l);
+
+struct store_total {
+        char metric[64];
+        enum total_level level;
+        int loc;
+        double value;          /* in the catalogue unit */
+};
+
+struct store_mark {
+        int64_t t;
+        char *text;
+};
+
+struct run_info {
+        int64_t id;
+        char name[160];
+        char status[16];                /* running, done, failed, interrupted */
+        int64_t host;
+        int64_t start, end;             /* end 0 while running */
+        int64_t start_tick, end_tick;   /* 0 where NULL (imported) */
+        bool has_exit_status;
+        int exit_status;
+        bool has_times;
+        double wall_s, user_s, sys_s;
+        char *command;                  /* or NULL */
+        bool imported;
+};
+
+struct run_detail {
+        struct store_kv *tags;          /* sorted by key */
+        size_t ntags;
+        struct store_score *scores;     /* sorted by key */
+        size_t nscores;
+        struct store_kv *context;       /* sorted by key */
+        size_t ncontext;
+        struct store_mark *marks;       /* by time */
+        size_t nmarks;
+        struct store_total *totals;     /* by metric, level, loc */
+        size_t ntotals;
+};
+
+void run_info_free(struct run_info *r);
+void run_infos_free(struct run_info *r, size_t n);
+void run_detail_free(struct run_detail *d);
+
+/* The writer's side: open a run, close it with its totals. */
+struct run_new {
+        const char *name;
+        int64_t host;
+        int64_t start;
+        int64_t start_tick;
+        const char *command;
+        const struct store_kv *tags;
+        size_t ntags;
+        const struct store_kv *context;
+        size_t ncontext;
+};
+int store_run_insert(struct store *s, const struct run_new *rn, int64_t *ret_id);
+
+struct run_end {
+        const char *status;
+        int64_t end;
+        int64_t end_tick;
+        bool has_exit_status;
+        int exit_status;
+        bool has_times;
+        double wall_s, user_s, sys_s;
+        const struct store_score *scores;
+        size_t nscores;
+        const struct store_total *totals;  /* metric names from the catalogue */
+        size_t ntotals;
+};
+int store_run_finish(struct store *s, int64_t id, const struct run_end *re);
+int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text);
+
+int store_run_find(struct store *s, const char *name, struct run_info *ret);   /* -ENOENT */
+int store_runs_open(struct store *s, struct run_info **ret, size_t *ret_n);
+/* The last tick written: id and end time; -ENOENT if none. */
+int store_last_tick(struct store *s, int64_t *ret_id, int64_t *ret_end);
+/* Sums of the samples of ticks in (after_tick, upto_tick], per (metric,
+ * loc), in the catalogue unit: fn is called once per non-zero sum. */
+int store_sum_samples(struct store *s, int64_t after_tick, int64_t upto_tick,
+                      int (*fn)(void *userdata, int metric, int loc, double value), void *userdata);
+
+struct run_filter {
+        int64_t since, until;           /* on the run's start; until inclusive */
+        const struct store_kv *tags;    /* every one must match */
+        size_t ntags;
+};
+int store_runs_list(struct store *s, const struct run_filter *f, struct run_info **ret, size_t *ret_n);
+int store_run_detail(struct store *s, int64_t id, struct run_detail *ret);
+
 #endif

@@ -1,0 +1,579 @@
+/* report.c - `scalemonctl report`: what each counter did in each run.
+ *
+ * Everything comes from the runs' stored totals (exact differences of the
+ * daemon's snapshots at the run's start and stop); no sample is scanned.
+ * For each run: duration, status, scores, where the CPU time went, and per
+ * metric its total, rate, and spread across CPUs (min, median, max, and
+ * imbalance = max / mean), with the change against the first run in range.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "timeutil.h"
+
+enum per { PER_SYSTEM, PER_NODE, PER_CPU };
+
+struct mstat {
+        bool have;              /* the run has totals for this metric */
+        const char *why;        /* why not */
+        double total, per_s;
+        bool spread;            /* cpu metric with per-CPU totals */
+        double cpu_min, cpu_median, cpu_max, imbalance;
+        bool imbalance_ok;      /* mean > 0 */
+};
+
+struct rrun {
+        struct run_info info;
+        struct run_detail d;
+        double dur;
+        struct mstat m[_M_MAX];
+        double cpu_time[8];     /* user nice system idle iowait irq softirq steal, seconds */
+        double cpu_total;
+};
+
+static const int cpu_time_metric[8] = { M_CPU_USER, M_CPU_NICE, M_CPU_SYSTEM, M_CPU_IDLE,
+                                        M_CPU_IOWAIT, M_CPU_IRQ, M_CPU_SOFTIRQ, M_CPU_STEAL };
+static const char *const cpu_time_name[8] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+static const char *context_value(const struct run_detail *d, const char *key)
+{
+        for (size_t i = 0; i < d->ncontext; i++)
+                if (streq(d->context[i].key, key))
+                        return d->context[i].value;
+        return NULL;
+}
+
+/* Is metric listed as unavailable in the run's context? */
+static bool listed_unavailable(const struct run_detail *d, const char *metric)
+{
+        const char *list = context_value(d, "metrics_unavailable");
+        size_t n = strlen(metric);
+
+        for (const char *p = list; p && *p;) {
+                const char *e = strchr(p, ',');
+                size_t len = e ? (size_t)(e - p) : strlen(p);
+                if (len == n && strncmp(p, metric, n) == 0)
+                        return true;
+                p = e ? e + 1 : NULL;
+        }
+        return false;
+}
+
+static void compute(struct rrun *r)
+{
+        double *vals = calloc(r->d.ntotals + 1, sizeof *vals);
+
+        r->dur = run_duration_s(&r->info);
+        for (int m = 0; m < _M_MAX; m++) {
+                struct mstat *s = &r->m[m];
+                size_t nv = 0;
+                double sum = 0;
+
+                memset(s, 0, sizeof *s);
+                for (size_t i = 0; i < r->d.ntotals; i++) {
+                        const struct store_total *t = &r->d.totals[i];
+                        if (!streq(t->metric, metric_table[m].name))
+                                continue;
+                        if (t->level == LEVEL_SYSTEM) {
+                                s->have = true;
+                                s->total = t->value;
+                        } else if (t->level == LEVEL_CPU && vals)
+                                vals[nv++] = t->value;
+                }
+                if (!s->have) {
+                        s->why = streq(r->info.status, "running") ? "the run is still running"
+                                 : listed_unavailable(&r->d, metric_table[m].name)
+                                         ? "not available on the run's host (scalemonctl metrics says why)"
+                                         : "not recorded in this run";
+                        continue;
+                }
+                s->per_s = r->dur > 0 ? s->total / r->dur : 0;
+                if (metric_table[m].scope == SCOPE_CPU && nv > 0) {
+                        qsort(vals, nv, sizeof *vals, cmp_double);
+                        for (size_t i = 0; i < nv; i++)
+                                sum += vals[i];
+                        s->spread = true;
+                        s->cpu_min = vals[0];
+                        s->cpu_max = vals[nv - 1];
+                        s->cpu_median = nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
+                        s->imbalance_ok = sum > 0;
+                        s->imbalance = sum > 0 ? s->cpu_max / (sum / (double)nv) : 0;
+                }
+        }
+        free(vals);
+        r->cpu_total = 0;
+        for (int i = 0; i < 8; i++) {
+                r->cpu_time[i] = r->m[cpu_time_metric[i]].have ? r->m[cpu_time_metric[i]].total : 0;
+                r->cpu_total += r->cpu_time[i];
+        }
+}
+
+static bool pct_change(double base, double x, double *ret)
+{
+        if (base == 0)
+                return false;
+        *ret = (x - base) / fabs(base) * 100;
+        return true;
+}
+
+static const struct store_score *find_score(const struct run_detail *d, const char *key)
+{
+        for (size_t i = 0; i < d->nscores; i++)
+                if (streq(d->scores[i].key, key))
+                        return &d->scores[i];
+        return NULL;
+}
+
+/* Per-CPU or per-node totals of one metric, in loc order. */
+static json_t *per_loc_json(const struct rrun *r, int m, enum total_level level)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; i < r->d.ntotals; i++) {
+                const struct store_total *t = &r->d.totals[i];
+                if (t->level != level || !streq(t->metric, metric_table[m].name))
+                        continue;
+                json_array_append_new(a, json_pack("{s:i,s:o,s:o}", level == LEVEL_CPU ? "cpu" : "node", t->loc,
+                                                   "total", json_number(t->value), "per_s",
+                                                   json_real(r->dur > 0 ? t->value / r->dur : 0)));
+        }
+        return a;
+}
+
+static json_t *run_report_json(const struct rrun *r, const struct rrun *first, const bool *sel, enum per per)
+{
+        json_t *o = run_json(&r->info, &r->d), *metrics = json_object(), *ct = json_object(), *ctx = json_object(),
+               *marks = json_array(), *svf = json_object();
+
+        for (int m = 0; m < _M_MAX; m++) {
+                const struct mstat *s = &r->m[m];
+                json_t *jm;
+                double pct;
+
+                if (!sel[m])
+                        continue;
+                if (!s->have) {
+                        jm = json_pack("{s:n,s:n,s:n,s:n,s:n,s:n,s:s}", "total", "per_s", "cpu_min", "cpu_median",
+                                       "cpu_max", "imbalance", "why", s->why);
+                } else {
+                        jm = json_pack("{s:o,s:f}", "total", json_number(s->total), "per_s", s->per_s);
+                        if (s->spread) {
+                                json_object_set_new(jm, "cpu_min", json_number(s->cpu_min));
+                                json_object_set_new(jm, "cpu_median", json_number(s->cpu_median));
+                                json_object_set_new(jm, "cpu_max", json_number(s->cpu_max));
+                                json_object_set_new(jm, "imbalance", s->imbalance_ok ? json_real(s->imbalance) : json_null());
+                                if (!s->imbalance_ok)
+                                        json_object_set_new(jm, "why", json_string("zero on every CPU"));
+                        } else {
+                                json_object_set_new(jm, "cpu_min", json_null());
+                                json_object_set_new(jm, "cpu_median", json_null());
+                                json_object_set_new(jm, "cpu_max", json_null());
+                                json_object_set_new(jm, "imbalance", json_null());
+                                json_object_set_new(jm, "why", json_string(metric_table[m].scope == SCOPE_NODE
+                                                                                   ? "a per-node metric"
+                                                                                   : "a system-wide metric"));
+                        }
+                        if (first != r && first->m[m].have)
+                                json_object_set_new(jm, "vs_first_pct",
+                                                    pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
+                                                                                                 : json_null());
+                        if (per == PER_CPU && metric_table[m].scope == SCOPE_CPU)
+                                json_object_set_new(jm, "per_cpu", per_loc_json(r, m, LEVEL_CPU));
+                        if (per == PER_NODE && metric_table[m].scope != SCOPE_SYSTEM)
+                                json_object_set_new(jm, "per_node", per_loc_json(r, m, LEVEL_NODE));
+                }
+                json_object_set_new(metrics, metric_table[m].name, jm);
+        }
+        for (int i = 0; i < 8; i++)
+                json_object_set_new(ct, cpu_time_name[i],
+                                    r->cpu_total > 0 ? json_real(r->cpu_time[i] / r->cpu_total * 100) : json_null());
+        if (r->cpu_total <= 0)
+                json_object_set_new(ct, "why", json_string(streq(r->info.status, "running")
+                                                                   ? "the run is still running"
+                                                                   : "no CPU time recorded: the run was shorter than the "
+                                                                     "kernel's CPU time resolution (1/USER_HZ)"));
+        for (size_t i = 0; i < r->d.ncontext; i++)
+                json_object_set_new(ctx, r->d.context[i].key, json_string(r->d.context[i].value));
+        for (size_t i = 0; i < r->d.nmarks; i++)
+                json_array_append_new(marks, json_pack("{s:o,s:f,s:s}", "time", json_time(r->d.marks[i].t), "offset_s",
+                                                       (double)(r->d.marks[i].t - r->info.start) / 1e9, "text",
+                                                       r->d.marks[i].text));
+        if (first != r)
+                for (size_t i = 0; i < r->d.nscores; i++) {
+                        const struct store_score *b = find_score(&first->d, r->d.scores[i].key);
+                        double pct;
+                        if (b)
+                                json_object_set_new(svf, r->d.scores[i].key,
+                                                    pct_change(b->value, r->d.scores[i].value, &pct) ? json_real(pct)
+                                                                                                    : json_null());
+                }
+        json_object_set_new(o, "cpu_time_pct", ct);
+        json_object_set_new(o, "scores_vs_first_pct", svf);
+        json_object_set_new(o, "metrics", metrics);
+        json_object_set_new(o, "marks", marks);
+        json_object_set_new(o, "context", ctx);
+        if (streq(r->info.status, "interrupted"))
+                json_object_set_new(o, "why", json_string("scalemond stopped during the run: totals end at its last "
+                                                          "interval written"));
+        return o;
+}
+
+/* Context keys whose values are not the same in every run. */
+static json_t *context_differs(const struct rrun *runs, size_t n)
+{
+        json_t *out = json_object();
+
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < runs[i].d.ncontext; k++) {
+                        const char *key = runs[i].d.context[k].key;
+                        bool differs = false;
+                        json_t *per;
+                        if (json_object_get(out, key))
+                                continue;
+                        for (size_t j = 0; j < n && !differs; j++) {
+                                const char *v = context_value(&runs[j].d, key);
+                                differs = !v || !streq(v, runs[i].d.context[k].value);
+                        }
+                        if (!differs)
+                                continue;
+                        per = json_object();
+                        for (size_t j = 0; j < n; j++) {
+                                const char *v = context_value(&runs[j].d, key);
+                                json_object_set_new(per, runs[j].info.name, v ? json_string(v) : json_null());
+                        }
+                        json_object_set_new(out, key, per);
+                }
+        return out;
+}
+
+static void print_differs(json_t *differs)
+{
+        const char *key;
+        json_t *per;
+
+        if (json_object_size(differs) == 0)
+                return;
+        printf("Context that differs between these runs:\n");
+        json_object_foreach(differs, key, per) {
+                /* group the runs by value: "always (r1, r2); madvise (r3)" */
+                json_t *byv = json_object(), *runs;
+                const char *run, *val;
+                json_t *v;
+                bool firstv = true;
+
+                json_object_foreach(per, run, v) {
+                        const char *s = json_is_string(v) ? json_string_value(v) : "(not recorded)";
+                        json_t *a = json_object_get(byv, s);
+                        if (!a) {
+                                a = json_array();
+                                json_object_set_new(byv, s, a);
+                        }
+                        json_array_append_new(a, json_string(run));
+                }
+                printf("  %s:", key);
+                json_object_foreach(byv, val, runs) {
+                        size_t i;
+                        json_t *rn;
+                        printf("%s %s (", firstv ? "" : ";", val);
+                        json_array_foreach(runs, i, rn)
+                                printf("%s%s", i ? ", " : "", json_string_value(rn));
+                        printf(")");
+                        firstv = false;
+                }
+                printf("\n");
+                json_decref(byv);
+        }
+        printf("\n");
+}
+
+static void fmt_or_dash(bool ok, double v, char *buf, size_t len)
+{
+        if (ok)
+                format_number(v, buf, len);
+        else
+                snprintf(buf, len, "-");
+}
+
+static void print_run_table(const struct rrun *r, const struct rrun *first, const bool *shown, enum per per)
+{
+        static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
+                                            "VS_FIRST", NULL };
+        char start[32], dur[32], line[2048], tags[1024], scores[1024];
+        struct libscols_table *tb;
+        size_t len = 0;
+
+        time_format_local(r->info.start, start, sizeof start);
+        format_duration_s(r->dur, dur, sizeof dur);
+        format_kvs(tags, sizeof tags, r->d.tags, r->d.ntags);
+        len = (size_t)snprintf(line, sizeof line, "%s: %s", r->info.name, r->info.status);
+        if (r->info.has_exit_status)
+                len += (size_t)snprintf(line + len, sizeof line - len, ", exit %d", r->info.exit_status);
+        len += (size_t)snprintf(line + len, sizeof line - len, ", started %s, %s", start, dur);
+        if (r->d.ntags)
+                len += (size_t)snprintf(line + len, sizeof line - len, ", %s", tags);
+        printf("%s\n", line);
+        if (streq(r->info.status, "interrupted"))
+                printf("  INTERRUPTED: scalemond stopped during this run; its totals end at the last interval written\n");
+        if (r->info.has_times)
+                printf("  time: real %.3fs, user %.3fs, sys %.3fs\n", r->info.wall_s, r->info.user_s, r->info.sys_s);
+        if (r->d.nscores) {
+                len = 0;
+                line[0] = 0;
+                for (size_t i = 0; i < r->d.nscores; i++) {
+                        const struct store_score *b = first != r ? find_score(&first->d, r->d.scores[i].key) : NULL;
+                        char v[32];
+                        double pct;
+                        format_number(r->d.scores[i].value, v, sizeof v);
+                        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s=%s", i ? ", " : "",
+                                                r->d.scores[i].key, v);
+                        if (b && pct_change(b->value, r->d.scores[i].value, &pct))
+                                len += (size_t)snprintf(line + len, sizeof line - len, " (%+.1f%%)", pct);
+                }
+                printf("  scores: %s\n", line);
+        } else
+                (void)scores;
+        if (r->cpu_total > 0) {
+                len = 0;
+                for (int i = 0; i < 8; i++)
+                        if (i < 4 || i == 7 || r->cpu_time[i] / r->cpu_total >= 0.0005)
+                                len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %.1f%%", len ? ", " : "",
+                                                        cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
+                printf("  cpu time: %s (of %.1f CPU-seconds)\n", line, r->cpu_total);
+        }
+        for (size_t i = 0; i < r->d.nmarks; i++)
+                printf("  mark +%.3fs: %s\n", (double)(r->d.marks[i].t - r->info.start) / 1e9, r->d.marks[i].text);
+
+        if (streq(r->info.status, "running")) {
+                printf("  (still running: totals are written when it stops)\n\n");
+                return;
+        }
+        tb = table_new(cols, "1234567");
+        if (!tb)
+                return;
+        for (int m = 0; m < _M_MAX; m++) {
+                const struct mstat *s = &r->m[m];
+                char total[32], per_s[32], mn[32], md[32], mx[32], im[32], vf[32] = "";
+                double pct;
+                if (!shown[m])
+                        continue;
+                if (!s->have) {
+                        table_row(tb, metric_table[m].name, "n/a", "", "", "", "", "", "");
+                        continue;
+                }
+                format_number(s->total, total, sizeof total);
+                format_number(s->per_s, per_s, sizeof per_s);
+                fmt_or_dash(s->spread, s->cpu_min, mn, sizeof mn);
+                fmt_or_dash(s->spread, s->cpu_median, md, sizeof md);
+                fmt_or_dash(s->spread, s->cpu_max, mx, sizeof mx);
+                if (s->spread && s->imbalance_ok)
+                        snprintf(im, sizeof im, "%.2f", s->imbalance);
+                else
+                        snprintf(im, sizeof im, "-");
+                if (first != r && first->m[m].have) {
+                        if (pct_change(first->m[m].per_s, s->per_s, &pct))
+                                snprintf(vf, sizeof vf, "%+.1f%%", pct);
+                        else
+                                snprintf(vf, sizeof vf, s->per_s == 0 ? "=" : "new");
+                }
+                table_row(tb, metric_table[m].name, total, per_s, mn, md, mx, im, vf);
+        }
+        table_print(tb);
+
+        if (per != PER_SYSTEM) {
+                /* one row per CPU or node, one column per shown metric (rates) */
+                const char *colv[_M_MAX + 2];
+                int ncol = 0, mcols[_M_MAX];
+                enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
+                int maxloc = -1;
+                colv[ncol++] = per == PER_CPU ? "CPU" : "NODE";
+                for (int m = 0; m < _M_MAX; m++)
+                        if (shown[m] && r->m[m].have &&
+                            (metric_table[m].scope == SCOPE_CPU ||
+                             (per == PER_NODE && metric_table[m].scope == SCOPE_NODE))) {
+                                mcols[ncol - 1] = m;
+                                colv[ncol++] = metric_table[m].name;
+                        }
+                colv[ncol] = NULL;
+                for (size_t i = 0; i < r->d.ntotals; i++)
+                        if (r->d.totals[i].level == level && r->d.totals[i].loc > maxloc)
+                                maxloc = r->d.totals[i].loc;
+                printf("  per %s, per second:\n", per == PER_CPU ? "CPU" : "node");
+                tb = scols_new_table();
+                for (int c = 0; c < ncol; c++)
+                        scols_table_new_column(tb, colv[c], 0, c ? SCOLS_FL_RIGHT : 0);
+                for (int loc = 0; loc <= maxloc; loc++) {
+                        struct libscols_line *ln = NULL;
+                        for (int c = 1; c < ncol; c++)
+                                for (size_t i = 0; i < r->d.ntotals; i++) {
+                                        const struct store_total *t = &r->d.totals[i];
+                                        char v[32], l[16];
+                                        if (t->level != level || t->loc != loc || !streq(t->metric, metric_table[mcols[c - 1]].name))
+                                                continue;
+                                        if (!ln) {
+                                                ln = scols_table_new_line(tb, NULL);
+                                                snprintf(l, sizeof l, "%d", loc);
+                                                scols_line_set_data(ln, 0, l);
+                                        }
+                                        format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
+                                        scols_line_set_data(ln, (size_t)c, v);
+                                }
+                }
+                table_print(tb);
+        }
+        printf("\n");
+}
+
+int verb_report(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "since", required_argument, NULL, 's' },
+                { "until", required_argument, NULL, 'u' },
+                { "tag", required_argument, NULL, 't' },
+                { "metric", required_argument, NULL, 'm' },
+                { "per", required_argument, NULL, 'p' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct run_select sel = { 0 };
+        struct run_info *infos = NULL;
+        struct rrun *runs = NULL;
+        bool selm[_M_MAX], shown[_M_MAX], any_metric_opt = false;
+        enum per per = PER_SYSTEM;
+        size_t n = 0, ninfos = 0;
+        int c, r = 0;
+
+        for (int m = 0; m < _M_MAX; m++)
+                selm[m] = true;
+        while (r == 0 && (c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                case 'u':
+                case 't':
+                        r = run_select_set(&sel, c, optarg);
+                        break;
+                case 'm': {
+                        char buf[2048], *save = NULL, *tok;
+                        if (!any_metric_opt)
+                                for (int m = 0; m < _M_MAX; m++)
+                                        selm[m] = false;
+                        any_metric_opt = true;
+                        snprintf(buf, sizeof buf, "%s", optarg);
+                        for (tok = strtok_r(buf, ",", &save); tok && r == 0; tok = strtok_r(NULL, ",", &save)) {
+                                int m = metric_id_by_name(tok);
+                                if (m < 0)
+                                        r = ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)",
+                                                     tok);
+                                else
+                                        selm[m] = true;
+                        }
+                        break;
+                }
+                case 'p':
+                        if (streq(optarg, "system"))
+                                per = PER_SYSTEM;
+                        else if (streq(optarg, "node"))
+                                per = PER_NODE;
+                        else if (streq(optarg, "cpu"))
+                                per = PER_CPU;
+                        else
+                                r = ctl_fail(EXIT_USAGE, "--per '%s': use system, node or cpu", optarg);
+                        break;
+                case 'h':
+                        printf("Usage: scalemonctl report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
+                               "                          [--per system|node|cpu]\n");
+                        run_select_free(&sel);
+                        return EXIT_OK;
+                default:
+                        r = EXIT_USAGE;
+                }
+        }
+        if (r == 0 && optind < argc)
+                r = ctl_fail(EXIT_USAGE, "report takes no arguments, got '%s' (--since NAME starts from a run)",
+                             argv[optind]);
+        if (r == 0)
+                r = run_select_list(ctl, &sel, &infos, &n);
+        run_select_free(&sel);
+        if (r)
+                return r;
+        ninfos = n;
+
+        runs = calloc(n, sizeof *runs);
+        if (!runs) {
+                run_infos_free(infos, n);
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+                runs[i].info = infos[i];
+                if (store_run_detail(ctl->store, infos[i].id, &runs[i].d) < 0) {
+                        r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", infos[i].name, store_errmsg(ctl->store));
+                        n = i;
+                        goto out;
+                }
+                compute(&runs[i]);
+        }
+
+        if (ctl->format == FORMAT_TABLE) {
+                json_t *differs = context_differs(runs, n);
+                char zero[2048] = "";
+                size_t zl = 0;
+
+                /* rows for counters that moved somewhere; cpu_* are the cpu
+                 * time line; what never moved is named once below */
+                for (int m = 0; m < _M_MAX; m++) {
+                        bool moved = false, have = false;
+                        for (size_t i = 0; i < n; i++) {
+                                moved |= runs[i].m[m].have && runs[i].m[m].total != 0;
+                                have |= runs[i].m[m].have;
+                        }
+                        shown[m] = selm[m] && metric_table[m].source != SRC_PROCSTAT && (moved || any_metric_opt);
+                        if (selm[m] && !shown[m] && have && !moved && metric_table[m].source != SRC_PROCSTAT &&
+                            zl < sizeof zero - 64)
+                                zl += (size_t)snprintf(zero + zl, sizeof zero - zl, "%s%s", zl ? ", " : "",
+                                                       metric_table[m].name);
+                }
+                printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
+                print_differs(differs);
+                json_decref(differs);
+                for (size_t i = 0; i < n; i++)
+                        print_run_table(&runs[i], &runs[0], shown, per);
+                if (zl)
+                        printf("zero in every run: %s\n", zero);
+        } else {
+                json_t *arr = json_array(), *doc;
+                for (size_t i = 0; i < n; i++)
+                        json_array_append_new(arr, run_report_json(&runs[i], &runs[0], selm, per));
+                if (ctl->format == FORMAT_CSV) {
+                        /* context and marks are per-run detail, not columns */
+                        size_t i;
+                        json_t *o;
+                        json_array_foreach(arr, i, o) {
+                                json_object_del(o, "context");
+                                json_object_del(o, "marks");
+                        }
+                        r = output_csv(arr);
+                } else {
+                        doc = json_pack("{s:O,s:o,s:[]}", "runs", arr, "context_differs", context_differs(runs, n),
+                                        "groups");
+                        r = output_json(doc);
+                        json_decref(doc);
+                }
+                json_decref(arr);
+        }
+out:
+        for (size_t i = 0; i < n; i++)
+                run_detail_free(&runs[i].d);
+        free(runs);
+        run_infos_free(infos, ninfos);
+        return r;
+}

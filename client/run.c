@@ -1,0 +1,670 @@
+/* run.c - `scalemonctl run start|stop|mark|exec`: mark benchmark runs
+ * while they happen.  These change the daemon's state, so they go through
+ * its control socket. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ctl.h"
+#include "proto.h"
+#include "timeutil.h"
+
+struct score_regex {
+        char *key;
+        regex_t re;
+        bool matched;
+        char value[64];         /* the last capture */
+};
+
+struct exec_opts {
+        const char *name;
+        struct store_kv tags[PROTO_MAX_TAGS];
+        size_t ntags;
+        struct score_regex rx[PROTO_MAX_SCORES];
+        size_t nrx;
+};
+
+static void exec_opts_free(struct exec_opts *o)
+{
+        for (size_t i = 0; i < o->ntags; i++) {
+                free(o->tags[i].key);
+                free(o->tags[i].value);
+        }
+        for (size_t i = 0; i < o->nrx; i++) {
+                free(o->rx[i].key);
+                regfree(&o->rx[i].re);
+        }
+}
+
+static int check_name(const char *name)
+{
+        const char *why;
+        if (!proto_valid_name(name, &why))
+                return ctl_fail(EXIT_USAGE, "run name '%s': %s", name, why);
+        return 0;
+}
+
+static int add_tag(struct store_kv *tags, size_t *n, const char *arg)
+{
+        if (*n == PROTO_MAX_TAGS)
+                return ctl_fail(EXIT_USAGE, "--tag: at most %d", PROTO_MAX_TAGS);
+        if (parse_key_value("--tag", arg, false, &tags[*n].key, &tags[*n].value))
+                return EXIT_USAGE;
+        for (size_t i = 0; i < *n; i++)
+                if (streq(tags[i].key, tags[*n].key)) {
+                        ctl_fail(EXIT_USAGE, "--tag %s given twice", tags[*n].key);
+                        free(tags[*n].key);
+                        free(tags[*n].value);
+                        return EXIT_USAGE;
+                }
+        (*n)++;
+        return 0;
+}
+
+static json_t *tags_json(const struct store_kv *tags, size_t n)
+{
+        json_t *o = json_object();
+        for (size_t i = 0; i < n; i++)
+                json_object_set_new(o, tags[i].key, json_string(tags[i].value));
+        return o;
+}
+
+static int print_reply(struct ctl *ctl, json_t *reply, const char *fmt_table, ...) _printf_(3, 4);
+static int print_reply(struct ctl *ctl, json_t *reply, const char *fmt_table, ...)
+{
+        int r = EXIT_OK;
+        if (ctl->format == FORMAT_JSON) {
+                json_object_del(reply, "ok");
+                r = output_json(reply);
+        } else if (ctl->format == FORMAT_CSV) {
+                json_t *rows = json_array(), *run = json_object_get(reply, "run");
+                json_array_append(rows, run ? run : json_object_get(reply, "mark"));
+                r = output_csv(rows);
+                json_decref(rows);
+        } else {
+                va_list ap;
+                va_start(ap, fmt_table);
+                vprintf(fmt_table, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+static const char *reply_str(json_t *reply, const char *obj, const char *key)
+{
+        const char *s = json_string_value(json_object_get(json_object_get(reply, obj), key));
+        return s ? s : "?";
+}
+
+/* ---- run start ---- */
+
+static int run_start(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "tag", required_argument, NULL, 't' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct exec_opts o = { 0 };
+        json_t *req, *reply = NULL;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                if (c == 'h') {
+                        printf("Usage: scalemonctl run start NAME [--tag K=V]...\n");
+                        exec_opts_free(&o);
+                        return EXIT_OK;
+                }
+                if (c != 't' || (r = add_tag(o.tags, &o.ntags, optarg))) {
+                        exec_opts_free(&o);
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind + 1 != argc) {
+                exec_opts_free(&o);
+                return ctl_fail(EXIT_USAGE, optind >= argc ? "run start needs a NAME"
+                                                           : "run start takes one NAME; tags are --tag K=V");
+        }
+        if ((r = check_name(argv[optind]))) {
+                exec_opts_free(&o);
+                return r;
+        }
+        req = json_pack("{s:s,s:s,s:o}", "cmd", "run-start", "name", argv[optind], "tags", tags_json(o.tags, o.ntags));
+        exec_opts_free(&o);
+        r = ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        if (r)
+                return r;
+        r = print_reply(ctl, reply, "run %s started at %s\n", reply_str(reply, "run", "name"),
+                        reply_str(reply, "run", "start"));
+        json_decref(reply);
+        return r;
+}
+
+/* ---- run stop ---- */
+
+static int run_stop(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "score", required_argument, NULL, 's' },
+                { "exit-status", required_argument, NULL, 'e' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        json_t *req = json_pack("{s:s}", "cmd", "run-stop"), *scores = json_object(), *reply = NULL;
+        long ex;
+        int c, r = 0;
+
+        while (r == 0 && (c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                char *k = NULL, *v = NULL;
+                switch (c) {
+                case 's':
+                        r = parse_key_value("--score", optarg, true, &k, &v);
+                        if (r == 0) {
+                                if (json_object_get(scores, k))
+                                        r = ctl_fail(EXIT_USAGE, "--score %s given twice", k);
+                                json_object_set_new(scores, k, json_real(strtod(v, NULL)));
+                        }
+                        free(k);
+                        free(v);
+                        break;
+                case 'e':
+                        r = ctl_int("--exit-status", optarg, 0, 255, &ex);
+                        if (r == 0)
+                                json_object_set_new(req, "exit_status", json_integer(ex));
+                        break;
+                case 'h':
+                        printf("Usage: scalemonctl run stop [NAME] [--score K=V]... [--exit-status N]\n");
+                        r = -1;
+                        break;
+                default:
+                        r = EXIT_USAGE;
+                }
+        }
+        if (r == 0 && optind + 1 < argc)
+                r = ctl_fail(EXIT_USAGE, "run stop takes at most one NAME; scores are --score K=V");
+        if (r == 0 && optind < argc) {
+                r = check_name(argv[optind]);
+                json_object_set_new(req, "name", json_string(argv[optind]));
+        }
+        if (r) {
+                json_decref(req);
+                json_decref(scores);
+                return r < 0 ? EXIT_OK : r;
+        }
+        json_object_set_new(req, "scores", scores);
+        r = ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        if (r)
+                return r;
+        r = print_reply(ctl, reply, "run %s stopped: %s after %.3fs\n", reply_str(reply, "run", "name"),
+                        reply_str(reply, "run", "status"),
+                        json_number_value(json_object_get(json_object_get(reply, "run"), "duration_s")));
+        json_decref(reply);
+        return r;
+}
+
+/* ---- run mark ---- */
+
+static int run_mark(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
+        json_t *req, *reply = NULL;
+        const char *why;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                if (c == 'h') {
+                        printf("Usage: scalemonctl run mark [NAME] TEXT\n");
+                        return EXIT_OK;
+                }
+                return EXIT_USAGE;
+        }
+        if (argc - optind < 1 || argc - optind > 2)
+                return ctl_fail(EXIT_USAGE, "run mark takes [NAME] TEXT (quote TEXT if it has spaces)");
+        if (!proto_valid_text(argv[argc - 1], PROTO_MAX_TEXT, &why))
+                return ctl_fail(EXIT_USAGE, "run mark TEXT: %s", why);
+        req = json_pack("{s:s,s:s}", "cmd", "run-mark", "text", argv[argc - 1]);
+        if (argc - optind == 2) {
+                if ((r = check_name(argv[optind]))) {
+                        json_decref(req);
+                        return r;
+                }
+                json_object_set_new(req, "name", json_string(argv[optind]));
+        }
+        r = ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        if (r)
+                return r;
+        r = print_reply(ctl, reply, "run %s: marked '%s' at %s\n", reply_str(reply, "mark", "run"),
+                        reply_str(reply, "mark", "text"), reply_str(reply, "mark", "time"));
+        json_decref(reply);
+        return r;
+}
+
+/* ---- run exec ---- */
+
+static volatile sig_atomic_t forward_sig;
+
+static void on_forward(int sig)
+{
+        forward_sig = sig;
+}
+
+struct linebuf {
+        char buf[8192];
+        size_t len;
+};
+
+static void scan_line(struct exec_opts *o, const char *line)
+{
+        for (size_t i = 0; i < o->nrx; i++) {
+                regmatch_t m[2];
+                if (regexec(&o->rx[i].re, line, 2, m, 0) == 0 && m[1].rm_so >= 0) {
+                        size_t n = (size_t)(m[1].rm_eo - m[1].rm_so);
+                        if (n >= sizeof o->rx[i].value)
+                                n = sizeof o->rx[i].value - 1;
+                        memcpy(o->rx[i].value, line + m[1].rm_so, n);
+                        o->rx[i].value[n] = 0;
+                        o->rx[i].matched = true;   /* the last match wins */
+                }
+        }
+}
+
+static void scan(struct exec_opts *o, struct linebuf *lb, const char *data, size_t n, bool eof)
+{
+        for (size_t i = 0; i < n; i++) {
+                if (data[i] == '\n' || lb->len == sizeof lb->buf - 1) {
+                        lb->buf[lb->len] = 0;
+                        scan_line(o, lb->buf);
+                        lb->len = 0;
+                        if (data[i] == '\n')
+                                continue;
+                }
+                lb->buf[lb->len++] = data[i];
+        }
+        if (eof && lb->len) {
+                lb->buf[lb->len] = 0;
+                scan_line(o, lb->buf);
+                lb->len = 0;
+        }
+}
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+        while (n > 0) {
+                ssize_t k = write(fd, buf, n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return;         /* the reader went away: keep scanning anyway */
+                }
+                buf += k;
+                n -= (size_t)k;
+        }
+}
+
+/* The live line: elapsed time and two rates from the daemon's running
+ * totals, polled once a second. */
+struct live {
+        bool on;
+        bool shown;
+        int64_t started;
+        double cs, lock;                /* totals at the last poll */
+        int64_t at;                     /* daemon's sample time of that poll */
+};
+
+static void live_clear(struct live *lv)
+{
+        if (lv->shown) {
+                write_all(STDERR_FILENO, "\r\033[K", 4);
+                lv->shown = false;
+        }
+}
+
+static void live_update(struct ctl *ctl, struct live *lv, const char *name)
+{
+        json_t *req = json_pack("{s:s}", "cmd", "status"), *reply = NULL, *tot;
+        double cs, lock;
+        int64_t at, el;
+        char line[256];
+        int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+        /* a failing poll must not print over the benchmark's output */
+        if (saved >= 0 && null >= 0)
+                dup2(null, STDERR_FILENO);
+        ctl_request(ctl, req, -1, &reply);
+        if (saved >= 0) {
+                dup2(saved, STDERR_FILENO);
+                close(saved);
+        }
+        if (null >= 0)
+                close(null);
+        json_decref(req);
+        if (!reply)
+                return;
+        tot = json_object_get(reply, "totals");
+        cs = json_number_value(json_object_get(tot, "context_switches"));
+        lock = json_number_value(json_object_get(tot, "lock_contentions"));
+        at = json_integer_value(json_object_get(reply, "sampled_at_ns"));
+        el = (now_monotonic_ns() - lv->started) / NSEC_PER_SEC;
+        if (lv->at && at > lv->at) {
+                double dt = (double)(at - lv->at) / 1e9;
+                snprintf(line, sizeof line, "\r\033[K[%s %lld:%02lld] context switches %.0f/s, lock contentions %.0f/s",
+                         name, (long long)(el / 60), (long long)(el % 60), (cs - lv->cs) / dt, (lock - lv->lock) / dt);
+                write_all(STDERR_FILENO, line, strlen(line));
+                lv->shown = true;
+        }
+        if (at > lv->at) {
+                lv->cs = cs;
+                lv->lock = lock;
+                lv->at = at;
+        }
+        json_decref(reply);
+}
+
+static char *join_argv(char **argv, int n)
+{
+        size_t len = 1;
+        char *s;
+
+        for (int i = 0; i < n; i++)
+                len += strlen(argv[i]) + 3;
+        s = calloc(1, len);
+        if (!s)
+                return NULL;
+        for (int i = 0; i < n; i++) {
+                bool quote = strpbrk(argv[i], " \t'\"$") != NULL;
+                if (i)
+                        strcat(s, " ");
+                if (quote)
+                        strcat(s, "'");
+                strcat(s, argv[i]);
+                if (quote)
+                        strcat(s, "'");
+        }
+        if (strlen(s) > PROTO_MAX_COMMAND)
+                s[PROTO_MAX_COMMAND] = 0;
+        return s;
+}
+
+static int run_exec(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "tag", required_argument, NULL, 't' },
+                { "score-regex", required_argument, NULL, 'r' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct exec_opts o = { 0 };
+        struct live lv = { 0 };
+        struct linebuf lbo = { .len = 0 }, lbe = { .len = 0 };
+        int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, pidfd = -1, status = 0, c, r, code;
+        struct sigaction sa = { .sa_handler = on_forward }, old_int, old_quit, old_term, old_hup;
+        json_t *req, *reply = NULL, *scores;
+        _cleanup_free_ char *command = NULL;
+        struct rusage ru;
+        int64_t t0, t1;
+        pid_t pid;
+
+        /* Options stop at "--" (or at the command): what follows is the
+         * command's.  NAME may come before or among the options. */
+        for (;;) {
+                c = getopt_long(argc, argv, "+", options, NULL);
+                if (c < 0) {
+                        if (!o.name && optind < argc && !streq(argv[optind - 1], "--")) {
+                                o.name = argv[optind++];
+                                continue;
+                        }
+                        break;
+                }
+                switch (c) {
+                case 't':
+                        if (add_tag(o.tags, &o.ntags, optarg)) {
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        break;
+                case 'r': {
+                        char *k = NULL, *v = NULL;
+                        int e;
+                        if (o.nrx == PROTO_MAX_SCORES || parse_key_value("--score-regex", optarg, false, &k, &v)) {
+                                free(k);
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        e = regcomp(&o.rx[o.nrx].re, v, REG_EXTENDED);
+                        if (e != 0) {
+                                char msg[256];
+                                regerror(e, &o.rx[o.nrx].re, msg, sizeof msg);
+                                ctl_fail(EXIT_USAGE, "--score-regex %s: not a POSIX extended regular expression: %s", k,
+                                         msg);
+                                free(k);
+                                free(v);
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        o.rx[o.nrx].key = k;
+                        if (o.rx[o.nrx].re.re_nsub < 1) {
+                                o.nrx++;
+                                ctl_fail(EXIT_USAGE, "--score-regex %s: needs a capture group, e.g. 'jobs/min: ([0-9.]+)'",
+                                         k);
+                                free(v);
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        free(v);
+                        o.nrx++;
+                        break;
+                }
+                case 'h':
+                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n");
+                        exec_opts_free(&o);
+                        return EXIT_OK;
+                default:
+                        exec_opts_free(&o);
+                        return EXIT_USAGE;
+                }
+        }
+        if (!o.name) {
+                exec_opts_free(&o);
+                return ctl_fail(EXIT_USAGE, "run exec needs a NAME and, after --, the command to run");
+        }
+        if (optind < argc && streq(argv[optind], "--"))
+                optind++;
+        if (optind >= argc) {
+                exec_opts_free(&o);
+                return ctl_fail(EXIT_USAGE, "run exec %s: no command given (put it after --)", o.name);
+        }
+        if ((r = check_name(o.name))) {
+                exec_opts_free(&o);
+                return r;
+        }
+        command = join_argv(argv + optind, argc - optind);
+
+        req = json_pack("{s:s,s:s,s:o,s:s}", "cmd", "run-start", "name", o.name, "tags", tags_json(o.tags, o.ntags),
+                        "command", command ? command : "");
+        r = ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        json_decref(reply);
+        reply = NULL;
+        if (r) {
+                exec_opts_free(&o);
+                return r;
+        }
+
+        if (o.nrx > 0 && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
+                r = ctl_fail(EXIT_FAILED, "cannot make pipes: %s", strerror(errno));
+                goto stop;
+        }
+        fflush(stdout);
+        fflush(stderr);
+        t0 = now_monotonic_ns();
+        pid = fork();
+        if (pid < 0) {
+                r = ctl_fail(EXIT_FAILED, "cannot fork: %s", strerror(errno));
+                goto stop;
+        }
+        if (pid == 0) {
+                if (o.nrx > 0) {
+                        dup2(pout[1], STDOUT_FILENO);
+                        dup2(perr[1], STDERR_FILENO);
+                }
+                if (ctl->sock_fd >= 0)
+                        close(ctl->sock_fd);
+                execvp(argv[optind], argv + optind);
+                fprintf(stderr, "scalemonctl: cannot run '%s': %s\n", argv[optind], strerror(errno));
+                _exit(errno == ENOENT ? 127 : 126);
+        }
+        /* The terminal's ^C reaches the command as well; we wait for it and
+         * record how it ended.  A SIGTERM or SIGHUP sent to us is passed on. */
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGQUIT, &sa, &old_quit);
+        sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGHUP, &sa, &old_hup);
+        if (o.nrx > 0) {
+                close(pout[1]);
+                close(perr[1]);
+                pout[1] = perr[1] = -1;
+        }
+        pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+        lv.on = isatty(STDERR_FILENO);
+        lv.started = t0;
+        if (lv.on)
+                live_update(ctl, &lv, o.name);
+
+        for (;;) {
+                struct pollfd p[3];
+                int np = 0, timeout;
+                int64_t next = t0 + ((now_monotonic_ns() - t0) / NSEC_PER_SEC + 1) * NSEC_PER_SEC;
+                pid_t w;
+
+                if (pidfd >= 0)
+                        p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+                if (pout[0] >= 0)
+                        p[np++] = (struct pollfd){ .fd = pout[0], .events = POLLIN };
+                if (perr[0] >= 0)
+                        p[np++] = (struct pollfd){ .fd = perr[0], .events = POLLIN };
+                timeout = lv.on ? (int)((next - now_monotonic_ns()) / NSEC_PER_MSEC) + 1 : (pidfd >= 0 ? -1 : 100);
+                if (np == 0 || pidfd < 0)
+                        timeout = timeout < 0 || timeout > 100 ? 100 : timeout;
+                poll(p, (nfds_t)np, timeout);
+                if (forward_sig) {
+                        if (forward_sig == SIGTERM || forward_sig == SIGHUP)
+                                kill(pid, forward_sig);
+                        forward_sig = 0;
+                }
+                for (int k = 0; k < 2; k++) {
+                        int *fd = k == 0 ? &pout[0] : &perr[0];
+                        char buf[65536];
+                        ssize_t n;
+                        if (*fd < 0)
+                                continue;
+                        for (int i = 0; i < np; i++)
+                                if (p[i].fd == *fd && p[i].revents) {
+                                        n = read(*fd, buf, sizeof buf);
+                                        if (n > 0) {
+                                                live_clear(&lv);
+                                                write_all(k == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, (size_t)n);
+                                                scan(&o, k == 0 ? &lbo : &lbe, buf, (size_t)n, false);
+                                        } else if (n == 0 || errno != EINTR) {
+                                                scan(&o, k == 0 ? &lbo : &lbe, "", 0, true);
+                                                close(*fd);
+                                                *fd = -1;
+                                        }
+                                }
+                }
+                if (pout[0] < 0 && perr[0] < 0) {
+                        w = wait4(pid, &status, WNOHANG, &ru);
+                        if (w == pid)
+                                break;
+                }
+                if (lv.on && now_monotonic_ns() >= next)
+                        live_update(ctl, &lv, o.name);
+        }
+        t1 = now_monotonic_ns();
+        live_clear(&lv);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        if (pidfd >= 0)
+                close(pidfd);
+        code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+
+        scores = json_object();
+        for (size_t i = 0; i < o.nrx; i++) {
+                char *end;
+                double v;
+                if (!o.rx[i].matched) {
+                        fprintf(stderr, "scalemonctl: score %s: the command's output never matched its regex\n",
+                                o.rx[i].key);
+                        continue;
+                }
+                errno = 0;
+                v = strtod(o.rx[i].value, &end);
+                if (errno || end == o.rx[i].value || *end || !isfinite(v)) {
+                        fprintf(stderr, "scalemonctl: score %s: captured '%s', which is not a number\n", o.rx[i].key,
+                                o.rx[i].value);
+                        continue;
+                }
+                json_object_set_new(scores, o.rx[i].key, json_real(v));
+        }
+        req = json_pack("{s:s,s:s,s:o,s:i,s:f,s:f,s:f}", "cmd", "run-stop", "name", o.name, "scores", scores,
+                        "exit_status", code, "wall_s", (double)(t1 - t0) / 1e9, "user_s",
+                        (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, "sys_s",
+                        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+        r = ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        if (r == 0 && isatty(STDERR_FILENO)) {
+                char sc[512] = "";
+                size_t len = 0;
+                for (size_t i = 0; i < o.nrx && len < sizeof sc - 80; i++)
+                        if (o.rx[i].matched)
+                                len += (size_t)snprintf(sc + len, sizeof sc - len, " %s=%s", o.rx[i].key, o.rx[i].value);
+                fprintf(stderr, "scalemonctl: run %s: %s, exit %d, real %.3fs user %.3fs sys %.3fs%s\n", o.name,
+                        reply_str(reply, "run", "status"), code, (double)(t1 - t0) / 1e9,
+                        (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+                        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, sc);
+        }
+        json_decref(reply);
+        exec_opts_free(&o);
+        /* the command's status, unless it succeeded and the run could not be recorded */
+        return code != 0 ? code : r;
+
+stop:
+        /* the command never ran: close the run as failed */
+        req = json_pack("{s:s,s:s,s:i}", "cmd", "run-stop", "name", o.name, "exit_status", 127);
+        ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        json_decref(reply);
+        exec_opts_free(&o);
+        return r;
+}
+
+int verb_run(struct ctl *ctl, int argc, char **argv)
+{
+        if (argc < 2)
+                return ctl_fail(EXIT_USAGE, "run needs start, stop, exec or mark");
+        if (streq(argv[1], "start"))
+                return run_start(ctl, argc - 1, argv + 1);
+        if (streq(argv[1], "stop"))
+                return run_stop(ctl, argc - 1, argv + 1);
+        if (streq(argv[1], "exec"))
+                return run_exec(ctl, argc - 1, argv + 1);
+        if (streq(argv[1], "mark"))
+                return run_mark(ctl, argc - 1, argv + 1);
+        return ctl_fail(EXIT_USAGE, "unknown run verb '%s': use start, stop, exec or mark", argv[1]);
+}

@@ -1,0 +1,238 @@
+/* runs.c - selecting runs (--since, --until, --tag) and `scalemonctl runs`. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "proto.h"
+#include "timeutil.h"
+
+int parse_key_value(const char *opt, const char *arg, bool value_is_number, char **ret_key, char **ret_value)
+{
+        const char *eq = strchr(arg, '='), *why;
+        _cleanup_free_ char *key = NULL, *value = NULL;
+
+        if (!eq || eq == arg)
+                return ctl_fail(EXIT_USAGE, "%s '%s': expected KEY=VALUE", opt, arg);
+        key = strndup(arg, (size_t)(eq - arg));
+        value = strdup(eq + 1);
+        if (!key || !value)
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        if (!proto_valid_key(key, &why))
+                return ctl_fail(EXIT_USAGE, "%s '%s': %s", opt, arg, why);
+        if (value_is_number) {
+                char *end;
+                double d;
+                errno = 0;
+                d = strtod(value, &end);
+                if (errno || end == value || *end || !isfinite(d))
+                        return ctl_fail(EXIT_USAGE, "%s '%s': the value must be a number", opt, arg);
+        } else if (!proto_valid_value(value, &why))
+                return ctl_fail(EXIT_USAGE, "%s '%s': %s", opt, arg, why);
+        *ret_key = TAKE_PTR(key);
+        *ret_value = TAKE_PTR(value);
+        return 0;
+}
+
+int run_select_set(struct run_select *sel, int which, const char *arg)
+{
+        switch (which) {
+        case 's':
+                sel->since_arg = arg;
+                return 0;
+        case 'u':
+                sel->until_arg = arg;
+                return 0;
+        case 't':
+                if (sel->ntags == ELEMENTSOF(sel->tags))
+                        return ctl_fail(EXIT_USAGE, "--tag: at most %zu", ELEMENTSOF(sel->tags));
+                if (parse_key_value("--tag", arg, false, &sel->tags[sel->ntags].key, &sel->tags[sel->ntags].value))
+                        return EXIT_USAGE;
+                sel->ntags++;
+                return 0;
+        }
+        return EXIT_USAGE;
+}
+
+void run_select_free(struct run_select *sel)
+{
+        for (size_t i = 0; i < sel->ntags; i++) {
+                free(sel->tags[i].key);
+                free(sel->tags[i].value);
+        }
+        sel->ntags = 0;
+}
+
+int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_info **ret, size_t *ret_n)
+{
+        struct run_filter f = { .since = INT64_MIN, .until = INT64_MAX, .tags = sel->tags, .ntags = sel->ntags };
+        struct store *s = ctl_store(ctl);
+        int r;
+
+        if (!s)
+                return EXIT_FAILED;
+        if (sel->since_arg && (r = ctl_when(ctl, "--since", sel->since_arg, false, &f.since)))
+                return r;
+        if (sel->until_arg && (r = ctl_when(ctl, "--until", sel->until_arg, true, &f.until)))
+                return r;
+        if (f.until < f.since)
+                return ctl_fail(EXIT_USAGE, "--until is before --since");
+        if (store_runs_list(s, &f, ret, ret_n) < 0)
+                return ctl_fail(EXIT_FAILED, "cannot read runs from %s: %s", ctl->db_path, store_errmsg(s));
+        if (*ret_n == 0) {
+                char a[32] = "the beginning", b[32] = "now", tags[256] = "";
+                size_t len = 0;
+                if (sel->since_arg)
+                        time_format_local(f.since, a, sizeof a);
+                if (sel->until_arg)
+                        time_format_local(f.until, b, sizeof b);
+                for (size_t i = 0; i < sel->ntags && len < sizeof tags - 80; i++)
+                        len += (size_t)snprintf(tags + len, sizeof tags - len, "%s%s=%s", i ? "," : " tagged ",
+                                                sel->tags[i].key, sel->tags[i].value);
+                free(*ret);
+                *ret = NULL;
+                return ctl_fail(EXIT_FAILED, "no runs%s between %s and %s in %s (scalemonctl runs lists them)", tags, a,
+                                b, ctl->db_path);
+        }
+        return 0;
+}
+
+double run_duration_s(const struct run_info *ri)
+{
+        return (double)((ri->end ? ri->end : now_realtime_ns()) - ri->start) / 1e9;
+}
+
+json_t *run_json(const struct run_info *ri, const struct run_detail *d)
+{
+        json_t *o, *tags = json_object(), *scores = json_object();
+
+        for (size_t i = 0; i < d->ntags; i++)
+                json_object_set_new(tags, d->tags[i].key, json_string(d->tags[i].value));
+        for (size_t i = 0; i < d->nscores; i++)
+                json_object_set_new(scores, d->scores[i].key, json_number(d->scores[i].value));
+        o = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "name", ri->name, "status", ri->status, "start",
+                      json_time(ri->start), "end", ri->end ? json_time(ri->end) : json_null(), "duration_s",
+                      ri->end ? json_real(run_duration_s(ri)) : json_null(), "exit_status",
+                      ri->has_exit_status ? json_integer(ri->exit_status) : json_null(), "tags", tags, "scores", scores);
+        if (o && ri->has_times) {
+                json_object_set_new(o, "wall_s", json_real(ri->wall_s));
+                json_object_set_new(o, "user_s", json_real(ri->user_s));
+                json_object_set_new(o, "sys_s", json_real(ri->sys_s));
+        }
+        if (o && ri->command)
+                json_object_set_new(o, "command", json_string(ri->command));
+        return o;
+}
+
+void format_kvs(char *buf, size_t len, const struct store_kv *kv, size_t n)
+{
+        size_t o = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < n && o < len; i++)
+                o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", i ? " " : "", kv[i].key, kv[i].value);
+}
+
+void format_scores(char *buf, size_t len, const struct store_score *sc, size_t n)
+{
+        size_t o = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < n && o < len; i++) {
+                char v[32];
+                format_number(sc[i].value, v, sizeof v);
+                o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", i ? " " : "", sc[i].key, v);
+        }
+}
+
+void format_duration_s(double s, char *buf, size_t len)
+{
+        if (s < 60)
+                snprintf(buf, len, "%.2fs", s);
+        else if (s < 3600)
+                snprintf(buf, len, "%dm%04.1fs", (int)(s / 60), fmod(s, 60));
+        else
+                snprintf(buf, len, "%dh%02dm%02ds", (int)(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
+}
+
+int verb_runs(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "since", required_argument, NULL, 's' },
+                { "until", required_argument, NULL, 'u' },
+                { "tag", required_argument, NULL, 't' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        static const char *const cols[] = { "NAME", "START", "DURATION", "STATUS", "EXIT", "TAGS", "SCORES", NULL };
+        struct run_select sel = { 0 };
+        struct run_info *runs = NULL;
+        size_t n = 0;
+        json_t *arr;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                if (c == 'h') {
+                        printf("Usage: scalemonctl runs [--since WHEN] [--until WHEN] [--tag K=V]...\n");
+                        run_select_free(&sel);
+                        return EXIT_OK;
+                }
+                if (c == '?' || (r = run_select_set(&sel, c, optarg))) {
+                        run_select_free(&sel);
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind < argc) {
+                run_select_free(&sel);
+                return ctl_fail(EXIT_USAGE, "runs takes no arguments, got '%s' (--since NAME selects from a run on)",
+                                argv[optind]);
+        }
+        r = run_select_list(ctl, &sel, &runs, &n);
+        run_select_free(&sel);
+        if (r)
+                return r;
+
+        arr = json_array();
+        for (size_t i = 0; i < n; i++) {
+                struct run_detail d;
+                if (store_run_detail(ctl->store, runs[i].id, &d) < 0) {
+                        r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", runs[i].name, store_errmsg(ctl->store));
+                        goto out;
+                }
+                json_array_append_new(arr, run_json(&runs[i], &d));
+                run_detail_free(&d);
+        }
+        if (ctl->format == FORMAT_JSON) {
+                json_t *doc = json_pack("{s:O}", "runs", arr);
+                r = output_json(doc);
+                json_decref(doc);
+        } else if (ctl->format == FORMAT_CSV)
+                r = output_csv(arr);
+        else {
+                struct libscols_table *tb = table_new(cols, "24");
+                for (size_t i = 0; i < n; i++) {
+                        struct run_detail d;
+                        char start[32], dur[32] = "-", ex[16] = "-", tags[1024], scores[1024];
+                        if (store_run_detail(ctl->store, runs[i].id, &d) < 0)
+                                continue;
+                        time_format_local(runs[i].start, start, sizeof start);
+                        if (runs[i].end)
+                                format_duration_s(run_duration_s(&runs[i]), dur, sizeof dur);
+                        else
+                                snprintf(dur, sizeof dur, "(%.0fs)", run_duration_s(&runs[i]));
+                        if (runs[i].has_exit_status)
+                                snprintf(ex, sizeof ex, "%d", runs[i].exit_status);
+                        format_kvs(tags, sizeof tags, d.tags, d.ntags);
+                        format_scores(scores, sizeof scores, d.scores, d.nscores);
+                        table_row(tb, runs[i].name, start, dur, runs[i].status, ex, tags, scores);
+                        run_detail_free(&d);
+                }
+                r = table_print(tb);
+        }
+out:
+        json_decref(arr);
+        run_infos_free(runs, n);
+        return r;
+}

@@ -1,0 +1,165 @@
+/* sock.c - talk to scalemond over its control socket: one JSON request
+ * per line, one JSON reply per line. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "ctl.h"
+#include "proto.h"
+#include "timeutil.h"
+
+#define REPLY_TIMEOUT_MS 30000
+
+int ctl_connect(struct ctl *ctl, bool quiet)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd, r;
+
+        if (ctl->sock_fd >= 0)
+                return 0;
+        if (strlen(ctl->socket_path) >= sizeof sa.sun_path)
+                return quiet ? EXIT_FAILED
+                             : ctl_fail(EXIT_USAGE, "--socket %s: longer than a UNIX socket path may be",
+                                        ctl->socket_path);
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", ctl->socket_path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return quiet ? EXIT_FAILED : ctl_fail(EXIT_FAILED, "cannot create a socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+                r = errno;
+                close(fd);
+                return quiet ? EXIT_FAILED
+                             : ctl_fail(EXIT_FAILED,
+                                        "cannot reach scalemond at %s: %s (is scalemond running? --socket chooses another)",
+                                        ctl->socket_path, strerror(r));
+        }
+        ctl->sock_fd = fd;
+        return 0;
+}
+
+static int send_all(int fd, const char *buf, size_t len, int pass_fd)
+{
+        bool first = true;
+
+        while (len > 0) {
+                struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+                char cbuf[CMSG_SPACE(sizeof(int))];
+                struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+                ssize_t k;
+
+                if (first && pass_fd >= 0) {
+                        struct cmsghdr *cm;
+                        memset(cbuf, 0, sizeof cbuf);
+                        mh.msg_control = cbuf;
+                        mh.msg_controllen = sizeof cbuf;
+                        cm = CMSG_FIRSTHDR(&mh);
+                        cm->cmsg_level = SOL_SOCKET;
+                        cm->cmsg_type = SCM_RIGHTS;
+                        cm->cmsg_len = CMSG_LEN(sizeof(int));
+                        memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+                }
+                k = sendmsg(fd, &mh, MSG_NOSIGNAL);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                first = false;
+                buf += k;
+                len -= (size_t)k;
+        }
+        return 0;
+}
+
+/* Read one line of reply (the daemon sends nothing unasked). */
+static int read_line(struct ctl *ctl, char **ret)
+{
+        size_t len = 0, cap = 0;
+        char *buf = NULL;
+
+        for (;;) {
+                struct pollfd p = { .fd = ctl->sock_fd, .events = POLLIN };
+                char c[4096];
+                ssize_t k;
+                char *nl;
+
+                if (poll(&p, 1, REPLY_TIMEOUT_MS) == 0) {
+                        free(buf);
+                        return -ETIMEDOUT;
+                }
+                k = recv(ctl->sock_fd, c, sizeof c, MSG_PEEK);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0) {
+                        free(buf);
+                        return k == 0 ? -ECONNRESET : -errno;
+                }
+                nl = memchr(c, '\n', (size_t)k);
+                if (nl)
+                        k = nl - c + 1;
+                k = recv(ctl->sock_fd, c, (size_t)k, 0);
+                if (k <= 0) {
+                        free(buf);
+                        return -ECONNRESET;
+                }
+                if (len + (size_t)k + 1 > cap) {
+                        char *p2 = realloc(buf, cap = (len + (size_t)k + 1) * 2);
+                        if (!p2) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = p2;
+                }
+                memcpy(buf + len, c, (size_t)k);
+                len += (size_t)k;
+                if (nl) {
+                        buf[len - 1] = 0;
+                        *ret = buf;
+                        return 0;
+                }
+                if (len > 16 << 20) {
+                        free(buf);
+                        return -EMSGSIZE;
+                }
+        }
+}
+
+int ctl_request(struct ctl *ctl, json_t *req, int pass_fd, json_t **ret_reply)
+{
+        _cleanup_free_ char *line = NULL, *reply = NULL;
+        json_error_t jerr;
+        json_t *o;
+        int r;
+
+        r = ctl_connect(ctl, false);
+        if (r)
+                return r;
+        line = json_dumps(req, JSON_COMPACT);
+        if (!line || !(line = realloc(line, strlen(line) + 2)))
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        strcat(line, "\n");
+        r = send_all(ctl->sock_fd, line, strlen(line), pass_fd);
+        if (r >= 0)
+                r = read_line(ctl, &reply);
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, "lost the connection to scalemond at %s: %s", ctl->socket_path,
+                                r == -ETIMEDOUT ? "no reply within 30s" : strerror(-r));
+        o = json_loads(reply, 0, &jerr);
+        if (!json_is_object(o)) {
+                json_decref(o);
+                return ctl_fail(EXIT_FAILED, "scalemond sent something that is not a reply: %.80s", reply);
+        }
+        if (!json_is_true(json_object_get(o, "ok"))) {
+                const char *e = json_string_value(json_object_get(o, "error"));
+                r = ctl_fail(EXIT_FAILED, "%s", e ? e : "scalemond refused the request");
+                json_decref(o);
+                return r;
+        }
+        *ret_reply = o;
+        return 0;
+}

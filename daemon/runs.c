@@ -1,0 +1,471 @@
+/* runs.c - runs as the daemon keeps them.
+ *
+ * An open run holds a copy of the sampler's running totals at its start.
+ * Its totals at the stop are the exact difference of the two snapshots,
+ * per CPU; node and system totals are sums of those.  A run the daemon
+ * could not close (it was killed) is closed at the next start, as
+ * interrupted, with totals summed from the samples written up to the last
+ * tick - the last good snapshot.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "context.h"
+#include "log.h"
+#include "macro.h"
+#include "runs.h"
+#include "timeutil.h"
+
+struct open_run {
+        int64_t id;
+        char *name;
+        int64_t start;
+        int64_t *snap;                 /* sampler totals at the start, [_M_MAX * nloc] */
+        bool *cpus;                    /* CPUs online at the start, [ncpus] */
+        int ncpus;
+        bool metrics[_M_MAX];          /* metrics counted at the start */
+};
+
+struct runs {
+        struct open_run *v;
+        size_t n;
+};
+
+int runs_new(struct runs **ret)
+{
+        *ret = calloc(1, sizeof **ret);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static void open_run_clear(struct open_run *r)
+{
+        free(r->name);
+        free(r->snap);
+        free(r->cpus);
+}
+
+struct runs *runs_free(struct runs *rs)
+{
+        if (!rs)
+                return NULL;
+        for (size_t i = 0; i < rs->n; i++)
+                open_run_clear(&rs->v[i]);
+        free(rs->v);
+        free(rs);
+        return NULL;
+}
+
+size_t runs_count(const struct runs *rs)
+{
+        return rs->n;
+}
+
+json_t *runs_open_json(const struct runs *rs)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < rs->n; i++) {
+                char t[40];
+                time_format_rfc3339(rs->v[i].start, t, sizeof t);
+                json_array_append_new(a, json_pack("{s:s,s:s}", "name", rs->v[i].name, "start", t));
+        }
+        return a;
+}
+
+static char *errf(const char *fmt, ...) _printf_(1, 2);
+static char *errf(const char *fmt, ...)
+{
+        va_list ap;
+        char *s;
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        return s;
+}
+
+int runs_pick(const struct runs *rs, const char *name, char **ret_err)
+{
+        if (name) {
+                for (size_t i = 0; i < rs->n; i++)
+                        if (streq(rs->v[i].name, name))
+                                return (int)i;
+                return -ENOENT;
+        }
+        if (rs->n == 0) {
+                *ret_err = errf("no run is open (scalemonctl run start NAME opens one)");
+                return -ENOENT;
+        }
+        if (rs->n > 1) {
+                char list[512] = "";
+                size_t len = 0;
+                for (size_t i = 0; i < rs->n && len < sizeof list - 140; i++)
+                        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", rs->v[i].name);
+                *ret_err = errf("several runs are open (%s): name the one you mean", list);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Why a named run is not open: it ended, or it does not exist. */
+static char *not_open_why(struct store *st, const char *name)
+{
+        struct run_info ri;
+        char t[40];
+
+        if (store_run_find(st, name, &ri) < 0)
+                return errf("no run named '%s' (see scalemonctl runs)", name);
+        time_format_local(ri.end ? ri.end : ri.start, t, sizeof t);
+        run_info_free(&ri);
+        return errf("run '%s' is not running (it ended at %s as %s)", name, t, ri.status);
+}
+
+int runs_build_totals(const double *vals, int nloc, const struct cpumap *map, const bool *cpus, const bool *metrics,
+                      struct store_total **ret, size_t *ret_n)
+{
+        size_t cap = (size_t)_M_MAX * (size_t)(map->ncpus + map->nnodes + 1), n = 0;
+        struct store_total *t = calloc(cap, sizeof *t);
+        double *node = calloc((size_t)map->nnodes, sizeof *node);
+
+#define ROW(m_, level_, loc_, v_)                                                          \
+        do {                                                                               \
+                snprintf(t[n].metric, sizeof t[n].metric, "%s", metric_table[m_].name);    \
+                t[n].level = (level_);                                                     \
+                t[n].loc = (loc_);                                                         \
+                t[n].value = (v_);                                                         \
+                n++;                                                                       \
+        } while (0)
+
+        if (!t || !node) {
+                free(t);
+                free(node);
+                return -ENOMEM;
+        }
+        for (int m = 0; m < _M_MAX; m++) {
+                double sys = 0;
+                if (!metrics[m])
+                        continue;
+                switch (metric_table[m].scope) {
+                case SCOPE_CPU:
+                        memset(node, 0, (size_t)map->nnodes * sizeof *node);
+                        for (int c = 0; c < map->ncpus && c < nloc; c++) {
+                                double v = vals[m * nloc + c];
+                                if (!cpus[c] && v == 0)
+                                        continue;
+                                ROW(m, LEVEL_CPU, c, v);
+                                node[map->node[c]] += v;
+                                sys += v;
+                        }
+                        for (int nd = 0; nd < map->nnodes; nd++)
+                                if (map->has_node[nd])
+                                        ROW(m, LEVEL_NODE, nd, node[nd]);
+                        break;
+                case SCOPE_NODE:
+                        for (int nd = 0; nd < map->nnodes && nd < nloc; nd++)
+                                if (map->has_node[nd]) {
+                                        ROW(m, LEVEL_NODE, nd, vals[m * nloc + nd]);
+                                        sys += vals[m * nloc + nd];
+                                }
+                        break;
+                case SCOPE_SYSTEM:
+                        sys = vals[m * nloc];
+                        break;
+                }
+                ROW(m, LEVEL_SYSTEM, 0, sys);
+        }
+#undef ROW
+        free(node);
+        *ret = t;
+        *ret_n = n;
+        return 0;
+}
+
+json_t *runs_start(struct runs *rs, struct store *st, const struct sampler *sm, int64_t host, int64_t interval_ns,
+                   const struct snapshot_point *pt, const struct proto_request *req, char **ret_err)
+{
+        const struct cpumap *map = sampler_cpumap(sm);
+        struct store_kv extra[4], tags[PROTO_MAX_TAGS];
+        struct store_kv *ctx = NULL;
+        size_t nctx = 0;
+        char iv[16], unavail[1024] = "", start[40];
+        struct open_run *r;
+        struct run_info ri;
+        struct run_new rn;
+        int64_t id;
+        size_t len = 0;
+        int e;
+
+        if (store_run_find(st, req->name, &ri) == 0) {
+                char t[40];
+                time_format_local(ri.start, t, sizeof t);
+                *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name", req->name, t,
+                                ri.status);
+                run_info_free(&ri);
+                return NULL;
+        }
+
+        duration_format(interval_ns, iv, sizeof iv);
+        for (int m = 0; m < _M_MAX; m++)
+                if (!sampler_available(sm, m) && len < sizeof unavail - 64)
+                        len += (size_t)snprintf(unavail + len, sizeof unavail - len, "%s%s", len ? "," : "",
+                                                metric_table[m].name);
+        extra[0] = (struct store_kv){ "interval", iv };
+        extra[1] = (struct store_kv){ "scalemond_version", PACKAGE_VERSION };
+        extra[2] = (struct store_kv){ "metrics_unavailable", unavail[0] ? unavail : "none" };
+        e = context_capture("/sys", "/proc", extra, 3, &ctx, &nctx);
+        if (e < 0) {
+                *ret_err = errf("cannot record the run's context: %s", strerror(-e));
+                return NULL;
+        }
+        for (size_t i = 0; i < req->ntags; i++)
+                tags[i] = (struct store_kv){ req->tags[i].key, req->tags[i].value };
+        rn = (struct run_new){ .name = req->name, .host = host, .start = pt->time, .start_tick = pt->tick,
+                               .command = req->command, .tags = tags, .ntags = req->ntags, .context = ctx,
+                               .ncontext = nctx };
+        e = store_run_insert(st, &rn, &id);
+        context_free(ctx, nctx);
+        if (e == -EEXIST) {
+                *ret_err = errf("a run named '%s' already exists: choose another name", req->name);
+                return NULL;
+        }
+        if (e < 0) {
+                *ret_err = errf("cannot record the run: %s", store_errmsg(st));
+                return NULL;
+        }
+
+        r = realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+        if (!r) {
+                *ret_err = errf("out of memory");
+                return NULL;
+        }
+        rs->v = r;
+        r = &rs->v[rs->n];
+        memset(r, 0, sizeof *r);
+        r->id = id;
+        r->start = pt->time;
+        r->name = strdup(req->name);
+        r->ncpus = map->ncpus;
+        r->snap = malloc((size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
+        r->cpus = malloc((size_t)map->ncpus * sizeof *r->cpus);
+        if (!r->name || !r->snap || !r->cpus) {
+                open_run_clear(r);
+                *ret_err = errf("out of memory");
+                return NULL;
+        }
+        memcpy(r->snap, sampler_totals(sm), (size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
+        memcpy(r->cpus, map->online, (size_t)map->ncpus * sizeof *r->cpus);
+        for (int m = 0; m < _M_MAX; m++)
+                r->metrics[m] = sampler_available(sm, m);
+        rs->n++;
+
+        log_run(LOG_INFO, req->name, "run %s started", req->name);
+        time_format_rfc3339(pt->time, start, sizeof start);
+        return json_pack("{s:{s:s,s:s}}", "run", "name", req->name, "start", start);
+}
+
+/* Close open run i at pt with the given status and the request's fields. */
+static int finish(struct runs *rs, size_t i, struct store *st, const struct sampler *sm, const struct snapshot_point *pt,
+                  const char *status, const struct proto_request *req)
+{
+        struct open_run *r = &rs->v[i];
+        const struct cpumap *map = sampler_cpumap(sm);
+        int nloc = sampler_nloc(sm);
+        const int64_t *tot = sampler_totals(sm);
+        struct store_score scores[PROTO_MAX_SCORES];
+        struct store_total *totals = NULL;
+        size_t ntotals = 0;
+        struct run_end re = { .status = status, .end = pt->time, .end_tick = pt->tick };
+        bool *cpus = NULL;
+        double *vals = NULL;
+        int e = -ENOMEM;
+
+        vals = calloc((size_t)_M_MAX * (size_t)nloc, sizeof *vals);
+        cpus = calloc((size_t)map->ncpus, sizeof *cpus);
+        if (!vals || !cpus)
+                goto out;
+        for (int m = 0; m < _M_MAX; m++) {
+                double scale = sampler_scale(sm, m);
+                for (int l = 0; l < nloc; l++)
+                        vals[m * nloc + l] = (double)(tot[m * nloc + l] - r->snap[m * nloc + l]) * scale;
+        }
+        for (int c = 0; c < map->ncpus; c++)
+                cpus[c] = map->online[c] || (c < r->ncpus && r->cpus[c]);
+        e = runs_build_totals(vals, nloc, map, cpus, r->metrics, &totals, &ntotals);
+        if (e < 0)
+                goto out;
+        re.totals = totals;
+        re.ntotals = ntotals;
+        if (req) {
+                for (size_t k = 0; k < req->nscores; k++)
+                        scores[k] = (struct store_score){ req->scores[k].key, req->scores[k].value };
+                re.scores = scores;
+                re.nscores = req->nscores;
+                re.has_exit_status = req->has_exit_status;
+                re.exit_status = req->exit_status;
+                re.has_times = req->has_times;
+                re.wall_s = req->wall_s;
+                re.user_s = req->user_s;
+                re.sys_s = req->sys_s;
+        }
+        e = store_run_finish(st, r->id, &re);
+        if (e < 0)
+                goto out;
+        open_run_clear(r);
+        memmove(&rs->v[i], &rs->v[i + 1], (rs->n - i - 1) * sizeof *rs->v);
+        rs->n--;
+out:
+        free(vals);
+        free(cpus);
+        free(totals);
+        return e;
+}
+
+json_t *runs_stop(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt,
+                  const struct proto_request *req, char **ret_err)
+{
+        const char *status = req->has_exit_status && req->exit_status != 0 ? "failed" : "done";
+        char name[PROTO_MAX_NAME + 1], start[40], end[40];
+        int64_t t0;
+        int i = runs_pick(rs, req->name, ret_err);
+        int e;
+
+        if (i == -ENOENT && req->name)
+                *ret_err = not_open_why(st, req->name);
+        if (i < 0)
+                return NULL;
+        snprintf(name, sizeof name, "%s", rs->v[i].name);
+        t0 = rs->v[i].start;
+        e = finish(rs, (size_t)i, st, sm, pt, status, req);
+        if (e < 0) {
+                *ret_err = errf("cannot record the end of run %s: %s", name,
+                                e == -ENOMEM ? "out of memory" : store_errmsg(st));
+                return NULL;
+        }
+        log_run(LOG_INFO, name, "run %s stopped: %s after %.3fs", name, status, (double)(pt->time - t0) / 1e9);
+        time_format_rfc3339(t0, start, sizeof start);
+        time_format_rfc3339(pt->time, end, sizeof end);
+        return json_pack("{s:{s:s,s:s,s:s,s:s,s:f}}", "run", "name", name, "status", status, "start", start, "end", end,
+                         "duration_s", (double)(pt->time - t0) / 1e9);
+}
+
+json_t *runs_mark(struct runs *rs, struct store *st, const struct proto_request *req, char **ret_err)
+{
+        int64_t now = now_realtime_ns();
+        char t[40];
+        int i = runs_pick(rs, req->name, ret_err);
+
+        if (i == -ENOENT && req->name)
+                *ret_err = not_open_why(st, req->name);
+        if (i < 0)
+                return NULL;
+        if (store_run_add_mark(st, rs->v[i].id, now, req->text) < 0) {
+                *ret_err = errf("cannot record the mark: %s", store_errmsg(st));
+                return NULL;
+        }
+        log_run(LOG_INFO, rs->v[i].name, "run %s: mark '%s'", rs->v[i].name, req->text);
+        time_format_rfc3339(now, t, sizeof t);
+        return json_pack("{s:{s:s,s:s,s:s}}", "mark", "run", rs->v[i].name, "time", t, "text", req->text);
+}
+
+int runs_interrupt_all(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt)
+{
+        int r = 0;
+
+        while (rs->n > 0) {
+                char name[PROTO_MAX_NAME + 1];
+                int e;
+                snprintf(name, sizeof name, "%s", rs->v[0].name);
+                e = finish(rs, 0, st, sm, pt, "interrupted", NULL);
+                if (e < 0) {
+                        log_run(LOG_ERR, name, "run %s could not be closed: %s", name, store_errmsg(st));
+                        open_run_clear(&rs->v[0]);
+                        memmove(&rs->v[0], &rs->v[1], (rs->n - 1) * sizeof *rs->v);
+                        rs->n--;
+                        r = e;
+                        continue;
+                }
+                log_run(LOG_NOTICE, name, "run %s was open at shutdown: closed as interrupted", name);
+        }
+        return r;
+}
+
+struct sum_ctx {
+        double *vals;
+        int nloc;
+        bool *cpus;
+        int ncpus;
+};
+
+static int add_sum(void *userdata, int metric, int loc, double value)
+{
+        struct sum_ctx *c = userdata;
+
+        if (loc < 0 || loc >= c->nloc)
+                return 0;
+        c->vals[metric * c->nloc + loc] += value;
+        if (metric_table[metric].scope == SCOPE_CPU && loc < c->ncpus)
+                c->cpus[loc] = true;
+        return 0;
+}
+
+int runs_recover(struct store *st, const struct sampler *sm)
+{
+        const struct cpumap *map = sampler_cpumap(sm);
+        struct run_info *open = NULL;
+        size_t nopen = 0;
+        int64_t last_tick = 0, last_end = 0;
+        int r;
+
+        r = store_runs_open(st, &open, &nopen);
+        if (r < 0 || nopen == 0)
+                return r;
+        if (store_last_tick(st, &last_tick, &last_end) < 0)
+                last_tick = last_end = 0;
+        for (size_t i = 0; i < nopen; i++) {
+                struct run_info *ri = &open[i];
+                struct sum_ctx c = { .nloc = sampler_nloc(sm), .ncpus = map->ncpus };
+                struct store_total *totals = NULL;
+                size_t ntotals = 0;
+                bool metrics[_M_MAX];
+                struct run_end re = { .status = "interrupted" };
+                char t[40];
+
+                c.vals = calloc((size_t)_M_MAX * (size_t)c.nloc, sizeof *c.vals);
+                c.cpus = calloc((size_t)map->ncpus, sizeof *c.cpus);
+                if (!c.vals || !c.cpus) {
+                        free(c.vals);
+                        free(c.cpus);
+                        r = -ENOMEM;
+                        break;
+                }
+                memcpy(c.cpus, map->online, (size_t)map->ncpus * sizeof *c.cpus);
+                re.end_tick = MAX(last_tick, ri->start_tick);
+                re.end = MAX(last_end, ri->start);
+                r = store_sum_samples(st, ri->start_tick, re.end_tick, add_sum, &c);
+                for (int m = 0; m < _M_MAX; m++)
+                        metrics[m] = sampler_available(sm, m);
+                if (r >= 0)
+                        r = runs_build_totals(c.vals, c.nloc, map, c.cpus, metrics, &totals, &ntotals);
+                if (r >= 0) {
+                        re.totals = totals;
+                        re.ntotals = ntotals;
+                        r = store_run_finish(st, ri->id, &re);
+                }
+                free(c.vals);
+                free(c.cpus);
+                free(totals);
+                time_format_local(re.end, t, sizeof t);
+                if (r < 0) {
+                        log_run(LOG_ERR, ri->name, "run %s was left open and could not be closed: %s", ri->name,
+                                store_errmsg(st));
+                        break;
+                }
+                log_run(LOG_NOTICE, ri->name,
+                        "run %s was open when scalemond stopped: closed as interrupted at %s, the last interval written",
+                        ri->name, t);
+        }
+        run_infos_free(open, nopen);
+        return r;
+}

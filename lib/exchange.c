@@ -1,0 +1,740 @@
+/* exchange.c - export runs as one JSON document, and import them.
+ *
+ * The document (version 1):
+ *
+ *   {"format": "scalemon-runs", "version": 1, "exported_at": TIME,
+ *    "hosts": [{"machine_id", "hostname", "kernel", "cpus", "nodes", "cpu_model"}],
+ *    "metrics": [{"name", "scope", "unit"}],
+ *    "runs": [{"name", "host": MACHINE_ID, "status", "start", "end",
+ *              "start_ns", "end_ns", "exit_status", "wall_s", "user_s", "sys_s",
+ *              "command", "tags": {K: V}, "scores": {K: N}, "context": {K: V},
+ *              "marks": [{"time", "time_ns", "text"}],
+ *              "totals": {"system": {METRIC: N}, "node": {"0": {METRIC: N}},
+ *                         "cpu": {"0": {METRIC: N}}}}]}
+ *
+ * Import checks the whole document before it writes anything, then adds
+ * every run in one transaction, so a bad file changes nothing.  It is part
+ * of the store (it writes through store-internal.h) but owns the format.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exchange.h"
+#include "macro.h"
+#include "proto.h"
+#include "store-internal.h"
+#include "timeutil.h"
+
+/* ---- export ---- */
+
+static json_t *kv_object(const struct store_kv *kv, size_t n)
+{
+        json_t *o = json_object();
+        for (size_t i = 0; o && i < n; i++)
+                json_object_set_new(o, kv[i].key, json_string(kv[i].value));
+        return o;
+}
+
+static json_t *run_to_json(const struct run_info *ri, const struct run_detail *d, const char *machine_id)
+{
+        json_t *o, *scores = json_object(), *marks = json_array(), *totals = json_object();
+        char t[40];
+
+        o = json_pack("{s:s,s:s,s:s}", "name", ri->name, "host", machine_id, "status", ri->status);
+        if (!o || !scores || !marks || !totals) {
+                json_decref(o);
+                json_decref(scores);
+                json_decref(marks);
+                json_decref(totals);
+                return NULL;
+        }
+        time_format_rfc3339(ri->start, t, sizeof t);
+        json_object_set_new(o, "start", json_string(t));
+        time_format_rfc3339(ri->end, t, sizeof t);
+        json_object_set_new(o, "end", json_string(t));
+        json_object_set_new(o, "start_ns", json_integer(ri->start));
+        json_object_set_new(o, "end_ns", json_integer(ri->end));
+        json_object_set_new(o, "exit_status", ri->has_exit_status ? json_integer(ri->exit_status) : json_null());
+        json_object_set_new(o, "wall_s", ri->has_times ? json_real(ri->wall_s) : json_null());
+        json_object_set_new(o, "user_s", ri->has_times ? json_real(ri->user_s) : json_null());
+        json_object_set_new(o, "sys_s", ri->has_times ? json_real(ri->sys_s) : json_null());
+        json_object_set_new(o, "command", ri->command ? json_string(ri->command) : json_null());
+        json_object_set_new(o, "tags", kv_object(d->tags, d->ntags));
+        for (size_t i = 0; i < d->nscores; i++)
+                json_object_set_new(scores, d->scores[i].key, json_real(d->scores[i].value));
+        json_object_set_new(o, "scores", scores);
+        json_object_set_new(o, "context", kv_object(d->context, d->ncontext));
+        for (size_t i = 0; i < d->nmarks; i++) {
+                time_format_rfc3339(d->marks[i].t, t, sizeof t);
+                json_array_append_new(marks, json_pack("{s:s,s:I,s:s}", "time", t, "time_ns",
+                                                       (json_int_t)d->marks[i].t, "text", d->marks[i].text));
+        }
+        json_object_set_new(o, "marks", marks);
+        for (size_t i = 0; i < d->ntotals; i++) {
+                const struct store_total *tt = &d->totals[i];
+                const char *level = total_level_name(tt->level);
+                json_t *lv = json_object_get(totals, level), *at;
+                char loc[16];
+
+                if (!lv) {
+                        lv = json_object();
+                        json_object_set_new(totals, level, lv);
+                }
+                if (tt->level == LEVEL_SYSTEM)
+                        at = lv;
+                else {
+                        snprintf(loc, sizeof loc, "%d", tt->loc);
+                        at = json_object_get(lv, loc);
+                        if (!at) {
+                                at = json_object();
+                                json_object_set_new(lv, loc, at);
+                        }
+                }
+                json_object_set_new(at, tt->metric, json_real(tt->value));
+        }
+        json_object_set_new(o, "totals", totals);
+        return o;
+}
+
+int exchange_export(struct store *s, const struct run_filter *f, json_t **ret, size_t *ret_skipped)
+{
+        struct run_info *runs = NULL;
+        size_t n = 0, skipped = 0;
+        json_t *doc, *hosts, *jruns, *metrics;
+        sqlite3_stmt *st = NULL;
+        char t[40];
+        int r;
+
+        r = store_runs_list(s, f, &runs, &n);
+        if (r < 0)
+                return r;
+        hosts = json_array();
+        jruns = json_array();
+        metrics = json_array();
+        time_format_rfc3339(now_realtime_ns(), t, sizeof t);
+        doc = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o}", "format", EXCHANGE_FORMAT, "version", EXCHANGE_VERSION,
+                        "exported_at", t, "hosts", hosts, "metrics", metrics, "runs", jruns);
+        if (!doc) {
+                r = -ENOMEM;
+                goto out;
+        }
+
+        /* the hosts of the selected runs */
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT machine_id, hostname, kernel, ncpus, nnodes, cpu_model FROM host WHERE id = ?1",
+                               -1, &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "host");
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                struct run_detail d;
+                const char *mid;
+                json_t *jr;
+                bool seen = false;
+                size_t k;
+
+                if (streq(runs[i].status, "running")) {
+                        skipped++;
+                        continue;
+                }
+                sqlite3_bind_int64(st, 1, runs[i].host);
+                if (sqlite3_step(st) != SQLITE_ROW) {
+                        sqlite3_reset(st);
+                        r = store_sqlite_error(s, "host of a run");
+                        goto out;
+                }
+                mid = (const char *)sqlite3_column_text(st, 0);
+                json_array_foreach(hosts, k, jr)
+                        seen |= streq(json_string_value(json_object_get(jr, "machine_id")), mid);
+                if (!seen)
+                        json_array_append_new(hosts,
+                                              json_pack("{s:s,s:s,s:s,s:i,s:i,s:s}", "machine_id", mid, "hostname",
+                                                        (const char *)sqlite3_column_text(st, 1), "kernel",
+                                                        (const char *)sqlite3_column_text(st, 2), "cpus",
+                                                        sqlite3_column_int(st, 3), "nodes", sqlite3_column_int(st, 4),
+                                                        "cpu_model",
+                                                        sqlite3_column_text(st, 5) ? (const char *)sqlite3_column_text(st, 5)
+                                                                                   : ""));
+                r = store_run_detail(s, runs[i].id, &d);
+                if (r < 0) {
+                        sqlite3_reset(st);
+                        goto out;
+                }
+                jr = run_to_json(&runs[i], &d, mid);
+                sqlite3_reset(st);
+                run_detail_free(&d);
+                if (!jr) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                json_array_append_new(jruns, jr);
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT name, scope, unit FROM metric ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "metric");
+                goto out;
+        }
+        while (sqlite3_step(st) == SQLITE_ROW)
+                json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", sqlite3_column_text(st, 0), "scope",
+                                                         sqlite3_column_text(st, 1), "unit", sqlite3_column_text(st, 2)));
+        *ret = doc;
+        doc = NULL;
+        *ret_skipped = skipped;
+        r = 0;
+out:
+        sqlite3_finalize(st);
+        json_decref(doc);
+        run_infos_free(runs, n);
+        return r;
+}
+
+/* ---- validation ---- */
+
+static int bad(char **ret_err, const char *fmt, ...) _printf_(2, 3);
+static int bad(char **ret_err, const char *fmt, ...)
+{
+        va_list ap;
+        char msg[512];
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (asprintf(ret_err, "not a valid scalemon export: %s", msg) < 0)
+                *ret_err = NULL;
+        return -EINVAL;
+}
+
+static bool valid_metric_name(const char *s)
+{
+        size_t n = strlen(s);
+        if (n == 0 || n > 63)
+                return false;
+        for (; *s; s++)
+                if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+                        return false;
+        return true;
+}
+
+static bool valid_loc(const char *s)
+{
+        size_t n = strlen(s);
+        if (n == 0 || n > 5)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isdigit((unsigned char)*p))
+                        return false;
+        return atoi(s) <= 65535 && (n == 1 || s[0] != '0');
+}
+
+static bool is_opt_number(json_t *v)
+{
+        return !v || json_is_null(v) || (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0);
+}
+
+/* A time: RFC 3339 string "field", or integer "field_ns" (preferred). */
+static int get_time(json_t *o, const char *field, int64_t *ret)
+{
+        char ns_key[32];
+        json_t *v;
+
+        snprintf(ns_key, sizeof ns_key, "%s_ns", field);
+        v = json_object_get(o, ns_key);
+        if (json_is_integer(v)) {
+                *ret = json_integer_value(v);
+                return *ret >= 0 ? 0 : -EINVAL;
+        }
+        v = json_object_get(o, field);
+        if (!json_is_string(v) || !json_string_value(v)[0] || !isdigit((unsigned char)json_string_value(v)[0]))
+                return -EINVAL;
+        return when_parse(json_string_value(v), 0, ret);
+}
+
+static int validate_totals(json_t *totals, const char *run, char **ret_err)
+{
+        const char *level, *loc, *metric;
+        json_t *lv, *at, *v;
+
+        if (!json_is_object(totals))
+                return bad(ret_err, "run '%s': 'totals' must be an object", run);
+        json_object_foreach(totals, level, lv) {
+                bool sys = streq(level, "system");
+                if (!sys && !streq(level, "node") && !streq(level, "cpu"))
+                        return bad(ret_err, "run '%s': totals level '%s' is not system, node or cpu", run, level);
+                if (!json_is_object(lv))
+                        return bad(ret_err, "run '%s': totals.%s must be an object", run, level);
+                if (sys) {
+                        json_object_foreach(lv, metric, v)
+                                if (!valid_metric_name(metric) || !json_is_number(v) || !isfinite(json_number_value(v)))
+                                        return bad(ret_err, "run '%s': totals.system.%s must be a metric name and a number",
+                                                   run, metric);
+                        continue;
+                }
+                json_object_foreach(lv, loc, at) {
+                        if (!valid_loc(loc) || !json_is_object(at))
+                                return bad(ret_err, "run '%s': totals.%s.%s: expected a %s number and an object", run,
+                                           level, loc, level);
+                        json_object_foreach(at, metric, v)
+                                if (!valid_metric_name(metric) || !json_is_number(v) || !isfinite(json_number_value(v)))
+                                        return bad(ret_err, "run '%s': totals.%s.%s.%s must be a metric name and a number",
+                                                   run, level, loc, metric);
+                }
+        }
+        return 0;
+}
+
+static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
+{
+        static const char *const statuses[] = { "done", "failed", "interrupted" };
+        const char *name, *why, *key;
+        json_t *v, *h;
+        int64_t start, end;
+        bool host_ok = false, status_ok = false;
+        size_t i;
+
+        if (!json_is_object(r))
+                return bad(ret_err, "runs[%zu] must be an object", idx);
+        v = json_object_get(r, "name");
+        if (!json_is_string(v))
+                return bad(ret_err, "runs[%zu] has no name", idx);
+        name = json_string_value(v);
+        if (!proto_valid_name(name, &why))
+                return bad(ret_err, "runs[%zu] name '%.64s': %s", idx, name, why);
+        v = json_object_get(r, "host");
+        json_array_foreach(hosts, i, h)
+                host_ok |= json_is_string(v) && streq(json_string_value(json_object_get(h, "machine_id")),
+                                                      json_string_value(v));
+        if (!host_ok)
+                return bad(ret_err, "run '%s': 'host' does not name one of the hosts", name);
+        v = json_object_get(r, "status");
+        for (i = 0; i < ELEMENTSOF(statuses); i++)
+                status_ok |= json_is_string(v) && streq(json_string_value(v), statuses[i]);
+        if (!status_ok)
+                return bad(ret_err, "run '%s': status must be done, failed or interrupted", name);
+        if (get_time(r, "start", &start) < 0 || get_time(r, "end", &end) < 0)
+                return bad(ret_err, "run '%s': start and end must be RFC 3339 times (or start_ns/end_ns)", name);
+        if (end < start)
+                return bad(ret_err, "run '%s': ends before it starts", name);
+        v = json_object_get(r, "exit_status");
+        if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255))
+                return bad(ret_err, "run '%s': exit_status must be 0..255 or null", name);
+        if (!is_opt_number(json_object_get(r, "wall_s")) || !is_opt_number(json_object_get(r, "user_s")) ||
+            !is_opt_number(json_object_get(r, "sys_s")))
+                return bad(ret_err, "run '%s': wall_s, user_s, sys_s must be numbers of seconds or null", name);
+        v = json_object_get(r, "command");
+        if (v && !json_is_null(v) && (!json_is_string(v) || !proto_valid_text(json_string_value(v), PROTO_MAX_COMMAND, &why)))
+                return bad(ret_err, "run '%s': command must be a string of at most %d characters", name, PROTO_MAX_COMMAND);
+
+        v = json_object_get(r, "tags");
+        if (v && !json_is_object(v))
+                return bad(ret_err, "run '%s': tags must be an object", name);
+        json_object_foreach(v, key, h)
+                if (!proto_valid_key(key, &why) || !json_is_string(h) || !proto_valid_value(json_string_value(h), &why))
+                        return bad(ret_err, "run '%s': tag '%.64s': %s", name, key, json_is_string(h) ? why : "not a string");
+        v = json_object_get(r, "scores");
+        if (v && !json_is_object(v))
+                return bad(ret_err, "run '%s': scores must be an object", name);
+        json_object_foreach(v, key, h)
+                if (!proto_valid_key(key, &why) || !json_is_number(h) || !isfinite(json_number_value(h)))
+                        return bad(ret_err, "run '%s': score '%.64s' must be a key and a finite number", name, key);
+        v = json_object_get(r, "context");
+        if (v && !json_is_object(v))
+                return bad(ret_err, "run '%s': context must be an object", name);
+        json_object_foreach(v, key, h)
+                if (!key[0] || strlen(key) > 128 || !json_is_string(h) || strlen(json_string_value(h)) > 4096)
+                        return bad(ret_err, "run '%s': context '%.64s' must be a string of at most 4096 bytes", name, key);
+        v = json_object_get(r, "marks");
+        if (v && !json_is_array(v))
+                return bad(ret_err, "run '%s': marks must be an array", name);
+        json_array_foreach(v, i, h) {
+                int64_t t;
+                json_t *text = json_object_get(h, "text");
+                if (!json_is_object(h) || get_time(h, "time", &t) < 0 || !json_is_string(text) ||
+                    !proto_valid_text(json_string_value(text), PROTO_MAX_TEXT, &why))
+                        return bad(ret_err, "run '%s': marks[%zu] needs a time and a text", name, i);
+        }
+        v = json_object_get(r, "totals");
+        if (v)
+                return validate_totals(v, name, ret_err);
+        return 0;
+}
+
+int exchange_validate(json_t *doc, char **ret_err)
+{
+        json_t *v, *hosts, *runs, *h;
+        size_t i, j;
+        int r;
+
+        if (!json_is_object(doc))
+                return bad(ret_err, "the document is not a JSON object");
+        v = json_object_get(doc, "format");
+        if (!json_is_string(v) || !streq(json_string_value(v), EXCHANGE_FORMAT))
+                return bad(ret_err, "'format' is not \"" EXCHANGE_FORMAT "\"");
+        v = json_object_get(doc, "version");
+        if (!json_is_integer(v))
+                return bad(ret_err, "'version' is missing");
+        if (json_integer_value(v) != EXCHANGE_VERSION) {
+                if (asprintf(ret_err, "export version %" JSON_INTEGER_FORMAT " is not one this scalemonctl reads (%d): "
+                                      "use a matching scalemon", json_integer_value(v), EXCHANGE_VERSION) < 0)
+                        *ret_err = NULL;
+                return -EPROTONOSUPPORT;
+        }
+        hosts = json_object_get(doc, "hosts");
+        runs = json_object_get(doc, "runs");
+        if (!json_is_array(hosts) || !json_is_array(runs))
+                return bad(ret_err, "'hosts' and 'runs' must be arrays");
+        if (json_array_size(runs) > 1000000 || json_array_size(hosts) > 100000)
+                return bad(ret_err, "too many runs or hosts");
+        json_array_foreach(hosts, i, h) {
+                json_t *mid = json_object_get(h, "machine_id"), *cpus = json_object_get(h, "cpus"),
+                       *nodes = json_object_get(h, "nodes");
+                if (!json_is_object(h) || !json_is_string(mid) || !json_string_value(mid)[0] ||
+                    strlen(json_string_value(mid)) > 128 || !json_is_string(json_object_get(h, "hostname")) ||
+                    !json_is_string(json_object_get(h, "kernel")) || !json_is_integer(cpus) ||
+                    json_integer_value(cpus) < 0 || json_integer_value(cpus) > 65536 || !json_is_integer(nodes) ||
+                    json_integer_value(nodes) < 0 || json_integer_value(nodes) > 4096)
+                        return bad(ret_err, "hosts[%zu] needs machine_id, hostname, kernel, cpus and nodes", i);
+        }
+        v = json_object_get(doc, "metrics");
+        if (v && !json_is_array(v))
+                return bad(ret_err, "'metrics' must be an array");
+        json_array_foreach(v, i, h) {
+                json_t *name = json_object_get(h, "name"), *scope = json_object_get(h, "scope"),
+                       *unit = json_object_get(h, "unit");
+                if (!json_is_string(name) || !valid_metric_name(json_string_value(name)) || !json_is_string(scope) ||
+                    (!streq(json_string_value(scope), "cpu") && !streq(json_string_value(scope), "node") &&
+                     !streq(json_string_value(scope), "system")) ||
+                    !json_is_string(unit) || strlen(json_string_value(unit)) > 31)
+                        return bad(ret_err, "metrics[%zu] needs a name, a scope (cpu, node, system) and a unit", i);
+        }
+        json_array_foreach(runs, i, v) {
+                r = validate_run(v, i, hosts, ret_err);
+                if (r < 0)
+                        return r;
+                for (j = 0; j < i; j++)
+                        if (streq(json_string_value(json_object_get(json_array_get(runs, j), "name")),
+                                  json_string_value(json_object_get(v, "name"))))
+                                return bad(ret_err, "run '%s' appears twice", json_string_value(json_object_get(v, "name")));
+        }
+        return 0;
+}
+
+/* ---- import ---- */
+
+static int exec_sql(struct store *s, const char *sql)
+{
+        char *err = NULL;
+        if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+                snprintf(s->errmsg, sizeof s->errmsg, "%s", err ? err : sqlite3_errmsg(s->db));
+                sqlite3_free(err);
+                return -EIO;
+        }
+        return 0;
+}
+
+static int64_t ensure_host(struct store *s, json_t *h, int64_t when)
+{
+        sqlite3_stmt *st;
+        int64_t id = -EIO;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT INTO host (machine_id, hostname, kernel, ncpus, nnodes, cpu_model, first_seen, last_seen) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT (machine_id) DO UPDATE SET "
+                               "first_seen = min(first_seen, ?7) RETURNING id",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "host");
+        sqlite3_bind_text(st, 1, json_string_value(json_object_get(h, "machine_id")), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, json_string_value(json_object_get(h, "hostname")), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, json_string_value(json_object_get(h, "kernel")), -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, (int)json_integer_value(json_object_get(h, "cpus")));
+        sqlite3_bind_int(st, 5, (int)json_integer_value(json_object_get(h, "nodes")));
+        if (json_is_string(json_object_get(h, "cpu_model")))
+                sqlite3_bind_text(st, 6, json_string_value(json_object_get(h, "cpu_model")), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 7, when);
+        if (sqlite3_step(st) == SQLITE_ROW)
+                id = sqlite3_column_int64(st, 0);
+        else
+                store_sqlite_error(s, "host");
+        sqlite3_finalize(st);
+        return id;
+}
+
+/* Metrics this database has not seen get a row, marked as not sampled here. */
+static int ensure_metric(struct store *s, const char *name, json_t *doc)
+{
+        const struct metric_def *def = metric_by_name(name);
+        const char *scope = def ? metric_scope_name(def->scope) : "system", *unit = def ? def->unit : "count";
+        json_t *m;
+        sqlite3_stmt *st;
+        size_t i;
+        int r;
+
+        json_array_foreach(json_object_get(doc, "metrics"), i, m)
+                if (streq(json_string_value(json_object_get(m, "name")), name)) {
+                        scope = json_string_value(json_object_get(m, "scope"));
+                        unit = json_string_value(json_object_get(m, "unit"));
+                }
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT OR IGNORE INTO metric (name, scope, unit, source, available, why) "
+                               "VALUES (?1, ?2, ?3, 'imported', 0, 'imported from another database, not sampled here')",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metric");
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, unit, -1, SQLITE_STATIC);
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "metric");
+        sqlite3_finalize(st);
+        return r;
+}
+
+static int bind_opt_real(sqlite3_stmt *st, int col, json_t *v)
+{
+        return json_is_number(v) ? sqlite3_bind_double(st, col, json_number_value(v)) : sqlite3_bind_null(st, col);
+}
+
+static int insert_pairs(struct store *s, const char *sql, int64_t run, json_t *obj, bool numbers)
+{
+        const char *key;
+        json_t *v;
+        sqlite3_stmt *st;
+        int r = 0;
+
+        if (!obj)
+                return 0;
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, sql);
+        json_object_foreach(obj, key, v) {
+                sqlite3_bind_int64(st, 1, run);
+                sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+                if (numbers)
+                        sqlite3_bind_double(st, 3, json_number_value(v));
+                else
+                        sqlite3_bind_text(st, 3, json_string_value(v), -1, SQLITE_STATIC);
+                if (sqlite3_step(st) != SQLITE_DONE) {
+                        r = store_sqlite_error(s, sql);
+                        break;
+                }
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
+static int insert_totals(struct store *s, int64_t run, json_t *totals, json_t *doc)
+{
+        const char *level, *loc, *metric;
+        json_t *lv, *at, *v;
+        sqlite3_stmt *st;
+        int r = 0;
+
+        if (!totals)
+                return 0;
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT INTO run_total (run, metric, level, loc, value) "
+                               "VALUES (?1, (SELECT id FROM metric WHERE name = ?2), ?3, ?4, ?5)",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run_total");
+#define PUT(m_, loc_)                                                                  \
+        do {                                                                           \
+                r = ensure_metric(s, m_, doc);                                         \
+                if (r < 0)                                                             \
+                        goto out;                                                      \
+                sqlite3_bind_int64(st, 1, run);                                        \
+                sqlite3_bind_text(st, 2, m_, -1, SQLITE_STATIC);                       \
+                sqlite3_bind_text(st, 3, level, -1, SQLITE_STATIC);                    \
+                sqlite3_bind_int(st, 4, loc_);                                         \
+                sqlite3_bind_double(st, 5, json_number_value(v));                      \
+                if (sqlite3_step(st) != SQLITE_DONE) {                                 \
+                        r = store_sqlite_error(s, "run_total");                        \
+                        goto out;                                                      \
+                }                                                                      \
+                sqlite3_reset(st);                                                     \
+        } while (0)
+        json_object_foreach(totals, level, lv) {
+                if (streq(level, "system")) {
+                        json_object_foreach(lv, metric, v)
+                                PUT(metric, 0);
+                        continue;
+                }
+                json_object_foreach(lv, loc, at)
+                        json_object_foreach(at, metric, v)
+                                PUT(metric, atoi(loc));
+        }
+#undef PUT
+out:
+        sqlite3_finalize(st);
+        return r;
+}
+
+static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, char **ret_err)
+{
+        sqlite3_stmt *st;
+        int64_t start = 0, end = 0, id;
+        json_t *marks, *m;
+        size_t i;
+        int e;
+
+        get_time(r, "start", &start);
+        get_time(r, "end", &end);
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT INTO run (name, host, status, start, end, exit_status, wall_s, user_s, sys_s, "
+                               "command, imported) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run");
+        sqlite3_bind_text(st, 1, json_string_value(json_object_get(r, "name")), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, host);
+        sqlite3_bind_text(st, 3, json_string_value(json_object_get(r, "status")), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, start);
+        sqlite3_bind_int64(st, 5, end);
+        if (json_is_integer(json_object_get(r, "exit_status")))
+                sqlite3_bind_int(st, 6, (int)json_integer_value(json_object_get(r, "exit_status")));
+        bind_opt_real(st, 7, json_object_get(r, "wall_s"));
+        bind_opt_real(st, 8, json_object_get(r, "user_s"));
+        bind_opt_real(st, 9, json_object_get(r, "sys_s"));
+        if (json_is_string(json_object_get(r, "command")))
+                sqlite3_bind_text(st, 10, json_string_value(json_object_get(r, "command")), -1, SQLITE_STATIC);
+        e = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (e != SQLITE_DONE) {
+                if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE) {
+                        if (asprintf(ret_err, "run '%s' already exists in %s: nothing imported",
+                                     json_string_value(json_object_get(r, "name")), s->path) < 0)
+                                *ret_err = NULL;
+                        return -EEXIST;
+                }
+                return store_sqlite_error(s, "run");
+        }
+        id = sqlite3_last_insert_rowid(s->db);
+        e = insert_pairs(s, "INSERT INTO run_tag (run, key, value) VALUES (?1, ?2, ?3)", id,
+                         json_object_get(r, "tags"), false);
+        if (e >= 0)
+                e = insert_pairs(s, "INSERT INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", id,
+                                 json_object_get(r, "scores"), true);
+        if (e >= 0)
+                e = insert_pairs(s, "INSERT INTO run_context (run, key, value) VALUES (?1, ?2, ?3)", id,
+                                 json_object_get(r, "context"), false);
+        if (e < 0)
+                return e;
+        marks = json_object_get(r, "marks");
+        json_array_foreach(marks, i, m) {
+                int64_t t = 0;
+                get_time(m, "time", &t);
+                e = store_run_add_mark(s, id, t, json_string_value(json_object_get(m, "text")));
+                if (e < 0)
+                        return e;
+        }
+        return insert_totals(s, id, json_object_get(r, "totals"), doc);
+}
+
+int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_err)
+{
+        json_t *hosts, *runs, *h, *r;
+        int64_t *host_ids = NULL;
+        size_t i, j;
+        int e;
+
+        e = exchange_validate(doc, ret_err);
+        if (e < 0)
+                return e;
+        hosts = json_object_get(doc, "hosts");
+        runs = json_object_get(doc, "runs");
+        host_ids = calloc(json_array_size(hosts) + 1, sizeof *host_ids);
+        if (!host_ids)
+                return -ENOMEM;
+        e = exec_sql(s, "BEGIN IMMEDIATE");
+        if (e < 0)
+                goto out;
+        json_array_foreach(hosts, i, h) {
+                int64_t first = INT64_MAX;
+                json_array_foreach(runs, j, r) {
+                        int64_t t;
+                        if (streq(json_string_value(json_object_get(r, "host")),
+                                  json_string_value(json_object_get(h, "machine_id"))) &&
+                            get_time(r, "start", &t) == 0 && t < first)
+                                first = t;
+                }
+                host_ids[i] = ensure_host(s, h, first == INT64_MAX ? now_realtime_ns() : first);
+                if (host_ids[i] < 0) {
+                        e = (int)host_ids[i];
+                        goto rollback;
+                }
+        }
+        json_array_foreach(runs, i, r) {
+                int64_t host = 0;
+                json_array_foreach(hosts, j, h)
+                        if (streq(json_string_value(json_object_get(r, "host")),
+                                  json_string_value(json_object_get(h, "machine_id"))))
+                                host = host_ids[j];
+                e = insert_run(s, r, host, doc, ret_err);
+                if (e < 0)
+                        goto rollback;
+        }
+        e = exec_sql(s, "COMMIT");
+        if (e < 0)
+                goto rollback;
+        *ret_nruns = json_array_size(runs);
+        goto out;
+rollback:
+        exec_sql(s, "ROLLBACK");
+        if (!*ret_err && asprintf(ret_err, "import failed, nothing imported: %s", s->errmsg) < 0)
+                *ret_err = NULL;
+out:
+        free(host_ids);
+        return e;
+}
+
+int exchange_import_fd(struct store *s, int fd, size_t *ret_nruns, char **ret_err)
+{
+        json_error_t jerr;
+        json_t *doc;
+        char *buf = NULL;
+        size_t len = 0, cap = 0;
+        int r;
+
+        for (;;) {
+                ssize_t k;
+                if (len == cap) {
+                        char *p;
+                        if (cap >= (size_t)EXCHANGE_MAX_BYTES) {
+                                free(buf);
+                                if (asprintf(ret_err, "the file is larger than %ld MiB", EXCHANGE_MAX_BYTES >> 20) < 0)
+                                        *ret_err = NULL;
+                                return -EFBIG;
+                        }
+                        p = realloc(buf, cap = cap ? cap * 2 : 65536);
+                        if (!p) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = p;
+                }
+                k = read(fd, buf + len, cap - len);
+                if (k < 0) {
+                        r = negative_errno();
+                        free(buf);
+                        if (asprintf(ret_err, "cannot read the file: %s", strerror(-r)) < 0)
+                                *ret_err = NULL;
+                        return r;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        doc = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &jerr);
+        free(buf);
+        if (!doc) {
+                if (asprintf(ret_err, "not a valid scalemon export: not JSON (line %d: %s)", jerr.line, jerr.text) < 0)
+                        *ret_err = NULL;
+                return -EINVAL;
+        }
+        r = exchange_import(s, doc, ret_nruns, ret_err);
+        json_decref(doc);
+        return r;
+}

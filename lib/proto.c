@@ -1,0 +1,363 @@
+/* proto.c - parse and validate control requests, build them for clients.
+ *
+ * A request is one JSON object on one line:
+ *
+ *   {"cmd": "run-start", "name": "run42", "tags": {"ways": "80"}}
+ *   {"cmd": "run-stop", "name": "run42", "scores": {"jobs_per_min": 43210},
+ *    "exit_status": 0, "wall_s": 61.2, "user_s": 3.1, "sys_s": 58.0}
+ *   {"cmd": "run-mark", "text": "warm-up done"}
+ *   {"cmd": "status"}   {"cmd": "reload"}   {"cmd": "import"} (+ an fd)
+ *
+ * Every field is checked for type and shape; unknown fields are refused,
+ * so a typo is an error rather than silently ignored.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+#include "proto.h"
+
+static const char *const cmd_names[_CMD_MAX] = {
+        [CMD_STATUS] = "status",
+        [CMD_RUN_START] = "run-start",
+        [CMD_RUN_STOP] = "run-stop",
+        [CMD_RUN_MARK] = "run-mark",
+        [CMD_RELOAD] = "reload",
+        [CMD_IMPORT] = "import",
+};
+
+const char *proto_cmd_name(enum proto_cmd cmd)
+{
+        return cmd < _CMD_MAX ? cmd_names[cmd] : "?";
+}
+
+bool proto_cmd_changes_state(enum proto_cmd cmd)
+{
+        return cmd != CMD_STATUS;
+}
+
+/* Run names: what a shell user types without quoting, not starting with
+ * '-' (it would read as an option) or '@' (an epoch time). */
+bool proto_valid_name(const char *s, const char **why)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n > PROTO_MAX_NAME) {
+                *why = "a run name has 1 to 128 characters";
+                return false;
+        }
+        if (s[0] == '-' || s[0] == '@') {
+                *why = "a run name does not start with '-' or '@'";
+                return false;
+        }
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char)*p) && !strchr("._-+:=,", *p)) {
+                        *why = "a run name has only letters, digits and . _ - + : = ,";
+                        return false;
+                }
+        return true;
+}
+
+bool proto_valid_key(const char *s, const char **why)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n > PROTO_MAX_KEY || !(isalpha((unsigned char)s[0]) || s[0] == '_')) {
+                *why = "a key starts with a letter or '_' and has at most 64 characters";
+                return false;
+        }
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char)*p) && !strchr("_.-", *p)) {
+                        *why = "a key has only letters, digits and _ . -";
+                        return false;
+                }
+        return true;
+}
+
+bool proto_valid_text(const char *s, size_t max, const char **why)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n > max) {
+                *why = max == PROTO_MAX_VALUE ? "a value has 1 to 256 characters"
+                                              : "a text is empty or too long";
+                return false;
+        }
+        for (const char *p = s; *p; p++)
+                if ((unsigned char)*p < 0x20 && *p != '\t') {
+                        *why = "control characters are not allowed";
+                        return false;
+                }
+        return true;
+}
+
+bool proto_valid_value(const char *s, const char **why)
+{
+        return proto_valid_text(s, PROTO_MAX_VALUE, why);
+}
+
+void proto_request_free(struct proto_request *req)
+{
+        free(req->name);
+        for (size_t i = 0; i < req->ntags; i++) {
+                free(req->tags[i].key);
+                free(req->tags[i].value);
+        }
+        free(req->tags);
+        for (size_t i = 0; i < req->nscores; i++)
+                free(req->scores[i].key);
+        free(req->scores);
+        free(req->text);
+        free(req->command);
+        memset(req, 0, sizeof *req);
+}
+
+static int fail(char **ret_err, const char *fmt, ...) _printf_(2, 3);
+static int fail(char **ret_err, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(ret_err, fmt, ap) < 0)
+                *ret_err = NULL;
+        va_end(ap);
+        return -EINVAL;
+}
+
+/* Which fields each command takes. */
+#define F_NAME     (1u << 0)
+#define F_TAGS     (1u << 1)
+#define F_SCORES   (1u << 2)
+#define F_TEXT     (1u << 3)
+#define F_COMMAND  (1u << 4)
+#define F_EXIT     (1u << 5)
+#define F_TIMES    (1u << 6)
+
+static const unsigned cmd_fields[_CMD_MAX] = {
+        [CMD_STATUS] = 0,
+        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND,
+        [CMD_RUN_STOP] = F_NAME | F_SCORES | F_EXIT | F_TIMES,
+        [CMD_RUN_MARK] = F_NAME | F_TEXT,
+        [CMD_RELOAD] = 0,
+        [CMD_IMPORT] = 0,
+};
+
+static int get_string(json_t *o, const char *key, size_t max, char **ret, char **ret_err)
+{
+        json_t *v = json_object_get(o, key);
+        const char *why;
+
+        if (!json_is_string(v))
+                return fail(ret_err, "'%s' must be a string", key);
+        if (!proto_valid_text(json_string_value(v), max, &why))
+                return fail(ret_err, "'%s': %s", key, why);
+        *ret = strdup(json_string_value(v));
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int get_time(json_t *o, const char *key, double *ret, char **ret_err)
+{
+        json_t *v = json_object_get(o, key);
+        double d;
+
+        if (!json_is_number(v))
+                return fail(ret_err, "'%s' must be a number", key);
+        d = json_number_value(v);
+        if (!isfinite(d) || d < 0 || d > 1e9)
+                return fail(ret_err, "'%s' must be a number of seconds from 0 to 1e9", key);
+        *ret = d;
+        return 0;
+}
+
+static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req, char **ret_err)
+{
+        unsigned allowed = cmd_fields[cmd];
+        const char *key, *why;
+        json_t *v;
+        int r;
+
+        json_object_foreach(o, key, v) {
+                unsigned f = streq(key, "cmd") ? ~0u
+                           : streq(key, "name") ? F_NAME
+                           : streq(key, "tags") ? F_TAGS
+                           : streq(key, "scores") ? F_SCORES
+                           : streq(key, "text") ? F_TEXT
+                           : streq(key, "command") ? F_COMMAND
+                           : streq(key, "exit_status") ? F_EXIT
+                           : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
+                           : 0;
+                if (f != ~0u && !(f & allowed))
+                        return fail(ret_err, "'%s' does not take '%s'", proto_cmd_name(cmd), key);
+        }
+
+        if (allowed & F_NAME) {
+                v = json_object_get(o, "name");
+                if (v) {
+                        if (!json_is_string(v))
+                                return fail(ret_err, "'name' must be a string");
+                        if (!proto_valid_name(json_string_value(v), &why))
+                                return fail(ret_err, "'name' %s: %s", json_string_value(v), why);
+                        req->name = strdup(json_string_value(v));
+                        if (!req->name)
+                                return -ENOMEM;
+                } else if (cmd == CMD_RUN_START)
+                        return fail(ret_err, "'run-start' needs a 'name'");
+        }
+        if ((allowed & F_TAGS) && (v = json_object_get(o, "tags"))) {
+                json_t *tv;
+                if (!json_is_object(v))
+                        return fail(ret_err, "'tags' must be an object of strings");
+                if (json_object_size(v) > PROTO_MAX_TAGS)
+                        return fail(ret_err, "at most %d tags", PROTO_MAX_TAGS);
+                req->tags = calloc(json_object_size(v) + 1, sizeof *req->tags);
+                if (!req->tags)
+                        return -ENOMEM;
+                json_object_foreach(v, key, tv) {
+                        struct proto_kv *kv = &req->tags[req->ntags];
+                        if (!proto_valid_key(key, &why))
+                                return fail(ret_err, "tag '%s': %s", key, why);
+                        if (!json_is_string(tv))
+                                return fail(ret_err, "tag '%s' must be a string", key);
+                        if (!proto_valid_value(json_string_value(tv), &why))
+                                return fail(ret_err, "tag '%s': %s", key, why);
+                        kv->key = strdup(key);
+                        kv->value = strdup(json_string_value(tv));
+                        req->ntags++;
+                        if (!kv->key || !kv->value)
+                                return -ENOMEM;
+                }
+        }
+        if ((allowed & F_SCORES) && (v = json_object_get(o, "scores"))) {
+                json_t *sv;
+                if (!json_is_object(v))
+                        return fail(ret_err, "'scores' must be an object of numbers");
+                if (json_object_size(v) > PROTO_MAX_SCORES)
+                        return fail(ret_err, "at most %d scores", PROTO_MAX_SCORES);
+                req->scores = calloc(json_object_size(v) + 1, sizeof *req->scores);
+                if (!req->scores)
+                        return -ENOMEM;
+                json_object_foreach(v, key, sv) {
+                        struct proto_score *s = &req->scores[req->nscores];
+                        if (!proto_valid_key(key, &why))
+                                return fail(ret_err, "score '%s': %s", key, why);
+                        if (!json_is_number(sv) || !isfinite(json_number_value(sv)))
+                                return fail(ret_err, "score '%s' must be a finite number", key);
+                        s->key = strdup(key);
+                        s->value = json_number_value(sv);
+                        req->nscores++;
+                        if (!s->key)
+                                return -ENOMEM;
+                }
+        }
+        if (allowed & F_TEXT) {
+                if (!json_object_get(o, "text"))
+                        return fail(ret_err, "'run-mark' needs a 'text'");
+                r = get_string(o, "text", PROTO_MAX_TEXT, &req->text, ret_err);
+                if (r < 0)
+                        return r;
+        }
+        if ((allowed & F_COMMAND) && json_object_get(o, "command")) {
+                r = get_string(o, "command", PROTO_MAX_COMMAND, &req->command, ret_err);
+                if (r < 0)
+                        return r;
+        }
+        if ((allowed & F_EXIT) && (v = json_object_get(o, "exit_status"))) {
+                if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
+                        return fail(ret_err, "'exit_status' must be a whole number from 0 to 255");
+                req->has_exit_status = true;
+                req->exit_status = (int)json_integer_value(v);
+        }
+        if (allowed & F_TIMES) {
+                int n = !!json_object_get(o, "wall_s") + !!json_object_get(o, "user_s") + !!json_object_get(o, "sys_s");
+                if (n != 0 && n != 3)
+                        return fail(ret_err, "'wall_s', 'user_s' and 'sys_s' come together");
+                if (n == 3) {
+                        if ((r = get_time(o, "wall_s", &req->wall_s, ret_err)) < 0 ||
+                            (r = get_time(o, "user_s", &req->user_s, ret_err)) < 0 ||
+                            (r = get_time(o, "sys_s", &req->sys_s, ret_err)) < 0)
+                                return r;
+                        req->has_times = true;
+                }
+        }
+        return 0;
+}
+
+int proto_parse_request(const char *line, size_t len, struct proto_request *req, char **ret_err)
+{
+        json_error_t jerr;
+        json_t *o, *cmd;
+        int r = -EINVAL;
+
+        memset(req, 0, sizeof *req);
+        *ret_err = NULL;
+        if (len >= PROTO_MAX_LINE)
+                return fail(ret_err, "request longer than %d bytes", PROTO_MAX_LINE);
+        if (memchr(line, 0, len))
+                return fail(ret_err, "request contains a NUL byte");
+        o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!o)
+                return fail(ret_err, "not JSON: %s", jerr.text);
+        if (!json_is_object(o)) {
+                json_decref(o);
+                return fail(ret_err, "a request is a JSON object");
+        }
+        cmd = json_object_get(o, "cmd");
+        if (!json_is_string(cmd)) {
+                json_decref(o);
+                return fail(ret_err, "a request needs 'cmd', a string");
+        }
+        for (int i = 0; i < _CMD_MAX; i++)
+                if (streq(cmd_names[i], json_string_value(cmd))) {
+                        req->cmd = (enum proto_cmd)i;
+                        r = parse_fields(o, req->cmd, req, ret_err);
+                        goto out;
+                }
+        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import)",
+                 json_string_value(cmd));
+out:
+        json_decref(o);
+        if (r < 0)
+                proto_request_free(req);
+        if (r == -ENOMEM && !*ret_err)
+                *ret_err = strdup("out of memory");
+        return r;
+}
+
+json_t *proto_request_to_json(const struct proto_request *req)
+{
+        json_t *o = json_pack("{s:s}", "cmd", proto_cmd_name(req->cmd));
+
+        if (!o)
+                return NULL;
+        if (req->name)
+                json_object_set_new(o, "name", json_string(req->name));
+        if (req->ntags) {
+                json_t *t = json_object();
+                for (size_t i = 0; i < req->ntags; i++)
+                        json_object_set_new(t, req->tags[i].key, json_string(req->tags[i].value));
+                json_object_set_new(o, "tags", t);
+        }
+        if (req->nscores) {
+                json_t *t = json_object();
+                for (size_t i = 0; i < req->nscores; i++)
+                        json_object_set_new(t, req->scores[i].key, json_real(req->scores[i].value));
+                json_object_set_new(o, "scores", t);
+        }
+        if (req->text)
+                json_object_set_new(o, "text", json_string(req->text));
+        if (req->command)
+                json_object_set_new(o, "command", json_string(req->command));
+        if (req->has_exit_status)
+                json_object_set_new(o, "exit_status", json_integer(req->exit_status));
+        if (req->has_times) {
+                json_object_set_new(o, "wall_s", json_real(req->wall_s));
+                json_object_set_new(o, "user_s", json_real(req->user_s));
+                json_object_set_new(o, "sys_s", json_real(req->sys_s));
+        }
+        return o;
+}

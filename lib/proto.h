@@ -1,0 +1,74 @@
+/* proto.h - the control protocol: one JSON object per line each way.
+ *
+ * Requests are validated here, before the daemon acts on them: size,
+ * required fields, types, and the shape of names, tags and scores.
+ */
+#ifndef SCALEMON_PROTO_H
+#define SCALEMON_PROTO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROTO_MAX_LINE    (64 * 1024)  /* bytes in one request, newline included */
+#define PROTO_MAX_NAME    128
+#define PROTO_MAX_KEY     64
+#define PROTO_MAX_VALUE   256
+#define PROTO_MAX_TAGS    64
+#define PROTO_MAX_SCORES  64
+#define PROTO_MAX_TEXT    1024
+#define PROTO_MAX_COMMAND 4096
+
+enum proto_cmd {
+        CMD_STATUS,     /* anyone: the daemon's state and open runs */
+        CMD_RUN_START,  /* name, tags, command */
+        CMD_RUN_STOP,   /* [name], scores, exit_status, wall_s/user_s/sys_s */
+        CMD_RUN_MARK,   /* [name], text */
+        CMD_RELOAD,     /* re-read the configuration */
+        CMD_IMPORT,     /* an export document, passed as a file descriptor */
+        _CMD_MAX,
+};
+
+struct proto_kv {
+        char *key;
+        char *value;
+};
+
+struct proto_score {
+        char *key;
+        double value;
+};
+
+struct proto_request {
+        enum proto_cmd cmd;
+        char *name;                     /* run name; NULL where optional and absent */
+        struct proto_kv *tags;
+        size_t ntags;
+        struct proto_score *scores;
+        size_t nscores;
+        char *text;                     /* run-mark */
+        char *command;                  /* run-start: what run exec runs */
+        bool has_exit_status;
+        int exit_status;
+        bool has_times;
+        double wall_s, user_s, sys_s;   /* run-stop, from run exec */
+};
+
+const char *proto_cmd_name(enum proto_cmd cmd);
+/* Does cmd change state (and so need a permitted peer)? */
+bool proto_cmd_changes_state(enum proto_cmd cmd);
+
+/* Parse and validate one request line (without its newline).  On error
+ * *ret_err says what is wrong in one line; req is left empty. */
+int proto_parse_request(const char *line, size_t len, struct proto_request *req, char **ret_err);
+void proto_request_free(struct proto_request *req);
+/* The JSON a client sends for req (the inverse of proto_parse_request). */
+json_t *proto_request_to_json(const struct proto_request *req);
+
+/* Shapes of user-chosen strings.  On false, *why (static) says why. */
+bool proto_valid_name(const char *s, const char **why);
+bool proto_valid_key(const char *s, const char **why);
+bool proto_valid_value(const char *s, const char **why);
+bool proto_valid_text(const char *s, size_t max, const char **why);
+
+#endif

@@ -1,0 +1,515 @@
+/* store-runs.c - runs: open, close with exact totals, mark, read back.
+ *
+ * The daemon writes a run twice: when it starts (name, tags, context)
+ * and when it ends (status, times, scores, and every total, per CPU, per
+ * node and system-wide).  Reports read the totals and never the samples
+ * (schema invariant 4).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+#include "store-internal.h"
+
+const char *total_level_name(enum total_level l)
+{
+        return l == LEVEL_CPU ? "cpu" : l == LEVEL_NODE ? "node" : "system";
+}
+
+static int level_from_name(const char *s)
+{
+        return streq(s, "cpu") ? LEVEL_CPU : streq(s, "node") ? LEVEL_NODE : LEVEL_SYSTEM;
+}
+
+void run_info_free(struct run_info *r)
+{
+        free(r->command);
+        r->command = NULL;
+}
+
+void run_infos_free(struct run_info *r, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                run_info_free(&r[i]);
+        free(r);
+}
+
+static void kvs_free(struct store_kv *kv, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(kv[i].key);
+                free(kv[i].value);
+        }
+        free(kv);
+}
+
+void run_detail_free(struct run_detail *d)
+{
+        kvs_free(d->tags, d->ntags);
+        for (size_t i = 0; i < d->nscores; i++)
+                free(d->scores[i].key);
+        free(d->scores);
+        kvs_free(d->context, d->ncontext);
+        for (size_t i = 0; i < d->nmarks; i++)
+                free(d->marks[i].text);
+        free(d->marks);
+        free(d->totals);
+        memset(d, 0, sizeof *d);
+}
+
+static int exec_simple(struct store *s, const char *sql)
+{
+        char *err = NULL;
+        if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+                snprintf(s->errmsg, sizeof s->errmsg, "%s", err ? err : sqlite3_errmsg(s->db));
+                sqlite3_free(err);
+                return -EIO;
+        }
+        return 0;
+}
+
+static int insert_kvs(struct store *s, const char *table, int64_t run, const struct store_kv *kv, size_t n)
+{
+        char sql[128];
+        sqlite3_stmt *st;
+        int r = 0;
+
+        snprintf(sql, sizeof sql, "INSERT INTO %s (run, key, value) VALUES (?1, ?2, ?3)", table);
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, table);
+        for (size_t i = 0; i < n && r == 0; i++) {
+                sqlite3_bind_int64(st, 1, run);
+                sqlite3_bind_text(st, 2, kv[i].key, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 3, kv[i].value, -1, SQLITE_STATIC);
+                if (sqlite3_step(st) != SQLITE_DONE)
+                        r = store_sqlite_error(s, table);
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_run_insert(struct store *s, const struct run_new *rn, int64_t *ret_id)
+{
+        sqlite3_stmt *st;
+        int64_t id;
+        int r;
+
+        r = exec_simple(s, "BEGIN IMMEDIATE");
+        if (r < 0)
+                return r;
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT INTO run (name, host, status, start, start_tick, command) "
+                               "VALUES (?1, ?2, 'running', ?3, ?4, ?5)",
+                               -1, &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "run");
+                goto fail;
+        }
+        sqlite3_bind_text(st, 1, rn->name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, rn->host);
+        sqlite3_bind_int64(st, 3, rn->start);
+        if (rn->start_tick > 0)
+                sqlite3_bind_int64(st, 4, rn->start_tick);
+        else
+                sqlite3_bind_null(st, 4);
+        if (rn->command)
+                sqlite3_bind_text(st, 5, rn->command, -1, SQLITE_STATIC);
+        else
+                sqlite3_bind_null(st, 5);
+        r = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                r = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE ? -EEXIST : store_sqlite_error(s, "run");
+                goto fail;
+        }
+        id = sqlite3_last_insert_rowid(s->db);
+        r = insert_kvs(s, "run_tag", id, rn->tags, rn->ntags);
+        if (r >= 0)
+                r = insert_kvs(s, "run_context", id, rn->context, rn->ncontext);
+        if (r < 0)
+                goto fail;
+        r = exec_simple(s, "COMMIT");
+        if (r < 0)
+                goto fail;
+        *ret_id = id;
+        return 0;
+fail:
+        exec_simple(s, "ROLLBACK");
+        return r;
+}
+
+int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
+{
+        sqlite3_stmt *st = NULL;
+        int r;
+
+        r = exec_simple(s, "BEGIN IMMEDIATE");
+        if (r < 0)
+                return r;
+        if (sqlite3_prepare_v2(s->db,
+                               "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
+                               "wall_s = ?6, user_s = ?7, sys_s = ?8 WHERE id = ?1",
+                               -1, &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "run");
+                goto fail;
+        }
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, re->status, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, re->end);
+        if (re->end_tick > 0)
+                sqlite3_bind_int64(st, 4, re->end_tick);
+        if (re->has_exit_status)
+                sqlite3_bind_int(st, 5, re->exit_status);
+        if (re->has_times) {
+                sqlite3_bind_double(st, 6, re->wall_s);
+                sqlite3_bind_double(st, 7, re->user_s);
+                sqlite3_bind_double(st, 8, re->sys_s);
+        }
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
+        sqlite3_finalize(st);
+        st = NULL;
+        if (r < 0)
+                goto fail;
+
+        if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", -1,
+                               &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "run_score");
+                goto fail;
+        }
+        for (size_t i = 0; i < re->nscores && r == 0; i++) {
+                sqlite3_bind_int64(st, 1, id);
+                sqlite3_bind_text(st, 2, re->scores[i].key, -1, SQLITE_STATIC);
+                sqlite3_bind_double(st, 3, re->scores[i].value);
+                if (sqlite3_step(st) != SQLITE_DONE)
+                        r = store_sqlite_error(s, "run_score");
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+        if (r < 0)
+                goto fail;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT OR REPLACE INTO run_total (run, metric, level, loc, value) "
+                               "VALUES (?1, (SELECT id FROM metric WHERE name = ?2), ?3, ?4, ?5)",
+                               -1, &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "run_total");
+                goto fail;
+        }
+        for (size_t i = 0; i < re->ntotals && r == 0; i++) {
+                const struct store_total *t = &re->totals[i];
+                sqlite3_bind_int64(st, 1, id);
+                sqlite3_bind_text(st, 2, t->metric, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 3, total_level_name(t->level), -1, SQLITE_STATIC);
+                sqlite3_bind_int(st, 4, t->loc);
+                sqlite3_bind_double(st, 5, t->value);
+                if (sqlite3_step(st) != SQLITE_DONE)
+                        r = store_sqlite_error(s, "run_total");
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        if (r < 0)
+                goto fail;
+        r = exec_simple(s, "COMMIT");
+        if (r < 0)
+                goto fail;
+        return 0;
+fail:
+        exec_simple(s, "ROLLBACK");
+        return r;
+}
+
+int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "INSERT INTO run_mark (run, t, text) VALUES (?1, ?2, ?3)", -1, &st, NULL) !=
+            SQLITE_OK)
+                return store_sqlite_error(s, "run_mark");
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, t);
+        sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run_mark");
+        sqlite3_finalize(st);
+        return r;
+}
+
+#define RUN_COLUMNS "id, name, status, host, start, end, start_tick, end_tick, exit_status, wall_s, user_s, sys_s, " \
+                    "command, imported"
+
+static int read_run(sqlite3_stmt *st, struct run_info *r)
+{
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *status = (const char *)sqlite3_column_text(st, 2);
+
+        memset(r, 0, sizeof *r);
+        r->id = sqlite3_column_int64(st, 0);
+        snprintf(r->name, sizeof r->name, "%s", name ? name : "");
+        snprintf(r->status, sizeof r->status, "%s", status ? status : "");
+        r->host = sqlite3_column_int64(st, 3);
+        r->start = sqlite3_column_int64(st, 4);
+        r->end = sqlite3_column_int64(st, 5);
+        r->start_tick = sqlite3_column_int64(st, 6);
+        r->end_tick = sqlite3_column_int64(st, 7);
+        r->has_exit_status = sqlite3_column_type(st, 8) != SQLITE_NULL;
+        r->exit_status = sqlite3_column_int(st, 8);
+        r->has_times = sqlite3_column_type(st, 9) != SQLITE_NULL;
+        r->wall_s = sqlite3_column_double(st, 9);
+        r->user_s = sqlite3_column_double(st, 10);
+        r->sys_s = sqlite3_column_double(st, 11);
+        if (sqlite3_column_type(st, 12) != SQLITE_NULL) {
+                r->command = strdup((const char *)sqlite3_column_text(st, 12));
+                if (!r->command)
+                        return -ENOMEM;
+        }
+        r->imported = sqlite3_column_int(st, 13);
+        return 0;
+}
+
+static int read_runs(struct store *s, sqlite3_stmt *st, struct run_info **ret, size_t *ret_n)
+{
+        struct run_info *v = NULL;
+        size_t n = 0, cap = 0;
+        int r;
+
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                if (n == cap) {
+                        struct run_info *p = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+                        if (!p) {
+                                run_infos_free(v, n);
+                                return -ENOMEM;
+                        }
+                        v = p;
+                }
+                if (read_run(st, &v[n++]) < 0) {
+                        run_infos_free(v, n);
+                        return -ENOMEM;
+                }
+        }
+        if (r != SQLITE_DONE) {
+                run_infos_free(v, n);
+                return store_sqlite_error(s, "runs");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int store_run_find(struct store *s, const char *name, struct run_info *ret)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT " RUN_COLUMNS " FROM run WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run");
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        r = sqlite3_step(st);
+        if (r == SQLITE_ROW)
+                r = read_run(st, ret);
+        else
+                r = r == SQLITE_DONE ? -ENOENT : store_sqlite_error(s, "run");
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_runs_open(struct store *s, struct run_info **ret, size_t *ret_n)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT " RUN_COLUMNS " FROM run WHERE status = 'running' ORDER BY start", -1,
+                               &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run");
+        r = read_runs(s, st, ret, ret_n);
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_runs_list(struct store *s, const struct run_filter *f, struct run_info **ret, size_t *ret_n)
+{
+        char sql[4096];
+        size_t len;
+        sqlite3_stmt *st;
+        int r;
+
+        len = (size_t)snprintf(sql, sizeof sql, "SELECT " RUN_COLUMNS " FROM run r WHERE start >= ?1 AND start <= ?2");
+        for (size_t i = 0; i < f->ntags && len < sizeof sql - 200; i++)
+                len += (size_t)snprintf(sql + len, sizeof sql - len,
+                                        " AND EXISTS (SELECT 1 FROM run_tag t WHERE t.run = r.id AND t.key = ?%zu "
+                                        "AND t.value = ?%zu)",
+                                        3 + 2 * i, 4 + 2 * i);
+        snprintf(sql + len, sizeof sql - len, " ORDER BY start, id");
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "runs");
+        sqlite3_bind_int64(st, 1, f->since);
+        sqlite3_bind_int64(st, 2, f->until);
+        for (size_t i = 0; i < f->ntags; i++) {
+                sqlite3_bind_text(st, (int)(3 + 2 * i), f->tags[i].key, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, (int)(4 + 2 * i), f->tags[i].value, -1, SQLITE_STATIC);
+        }
+        r = read_runs(s, st, ret, ret_n);
+        sqlite3_finalize(st);
+        return r;
+}
+
+static int read_kvs(struct store *s, const char *sql, int64_t id, struct store_kv **ret, size_t *ret_n)
+{
+        struct store_kv *v = NULL;
+        size_t n = 0, cap = 0;
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, sql);
+        sqlite3_bind_int64(st, 1, id);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                if (n == cap) {
+                        struct store_kv *p = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+                        if (!p)
+                                break;
+                        v = p;
+                }
+                v[n].key = strdup((const char *)sqlite3_column_text(st, 0));
+                v[n].value = strdup(sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+                n++;
+                if (!v[n - 1].key || !v[n - 1].value)
+                        break;
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                kvs_free(v, n);
+                return r == SQLITE_ROW ? -ENOMEM : store_sqlite_error(s, sql);
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int store_run_detail(struct store *s, int64_t id, struct run_detail *ret)
+{
+        struct run_detail d = { 0 };
+        struct store_kv *kv = NULL;
+        size_t n = 0, cap = 0;
+        sqlite3_stmt *st;
+        int r;
+
+        r = read_kvs(s, "SELECT key, value FROM run_tag WHERE run = ?1 ORDER BY key", id, &d.tags, &d.ntags);
+        if (r >= 0)
+                r = read_kvs(s, "SELECT key, value FROM run_context WHERE run = ?1 ORDER BY key", id, &d.context,
+                             &d.ncontext);
+        if (r >= 0)
+                r = read_kvs(s, "SELECT key, value FROM run_score WHERE run = ?1 ORDER BY key", id, &kv, &n);
+        if (r < 0)
+                goto fail;
+        d.scores = calloc(n + 1, sizeof *d.scores);
+        if (!d.scores) {
+                kvs_free(kv, n);
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (size_t i = 0; i < n; i++) {
+                d.scores[i].key = TAKE_PTR(kv[i].key);
+                d.scores[i].value = strtod(kv[i].value, NULL);
+        }
+        d.nscores = n;
+        kvs_free(kv, n);
+
+        r = read_kvs(s, "SELECT t, text FROM run_mark WHERE run = ?1 ORDER BY t, id", id, &kv, &n);
+        if (r < 0)
+                goto fail;
+        d.marks = calloc(n + 1, sizeof *d.marks);
+        if (!d.marks) {
+                kvs_free(kv, n);
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (size_t i = 0; i < n; i++) {
+                d.marks[i].t = strtoll(kv[i].key, NULL, 10);
+                d.marks[i].text = TAKE_PTR(kv[i].value);
+        }
+        d.nmarks = n;
+        kvs_free(kv, n);
+
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT m.name, t.level, t.loc, t.value FROM run_total t JOIN metric m ON m.id = t.metric "
+                               "WHERE t.run = ?1 ORDER BY m.id, t.level, t.loc",
+                               -1, &st, NULL) != SQLITE_OK) {
+                r = store_sqlite_error(s, "run_total");
+                goto fail;
+        }
+        sqlite3_bind_int64(st, 1, id);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                struct store_total *t;
+                if (d.ntotals == cap) {
+                        void *p = realloc(d.totals, (cap = cap ? cap * 2 : 128) * sizeof *d.totals);
+                        if (!p)
+                                break;
+                        d.totals = p;
+                }
+                t = &d.totals[d.ntotals++];
+                snprintf(t->metric, sizeof t->metric, "%s", (const char *)sqlite3_column_text(st, 0));
+                t->level = level_from_name((const char *)sqlite3_column_text(st, 1));
+                t->loc = sqlite3_column_int(st, 2);
+                t->value = sqlite3_column_double(st, 3);
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                r = r == SQLITE_ROW ? -ENOMEM : store_sqlite_error(s, "run_total");
+                goto fail;
+        }
+        *ret = d;
+        return 0;
+fail:
+        run_detail_free(&d);
+        return r;
+}
+
+int store_last_tick(struct store *s, int64_t *ret_id, int64_t *ret_end)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT id, t + dur FROM tick ORDER BY id DESC LIMIT 1", -1, &st, NULL) !=
+            SQLITE_OK)
+                return store_sqlite_error(s, "tick");
+        r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+                *ret_id = sqlite3_column_int64(st, 0);
+                *ret_end = sqlite3_column_int64(st, 1);
+                r = 0;
+        } else
+                r = r == SQLITE_DONE ? -ENOENT : store_sqlite_error(s, "tick");
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_sum_samples(struct store *s, int64_t after_tick, int64_t upto_tick,
+                      int (*fn)(void *userdata, int metric, int loc, double value), void *userdata)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT m.name, s.loc, sum(s.value) * m.scale FROM sample s JOIN metric m ON m.id = s.metric "
+                               "WHERE s.tick > ?1 AND s.tick <= ?2 GROUP BY s.metric, s.loc",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "sample");
+        sqlite3_bind_int64(st, 1, after_tick);
+        sqlite3_bind_int64(st, 2, upto_tick);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int m = metric_id_by_name((const char *)sqlite3_column_text(st, 0));
+                if (m < 0 || sqlite3_column_type(st, 2) == SQLITE_NULL)
+                        continue;
+                r = fn(userdata, m, sqlite3_column_int(st, 1), sqlite3_column_double(st, 2));
+                if (r < 0)
+                        break;
+        }
+        sqlite3_finalize(st);
+        if (r < 0)
+                return r;
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "sample");
+}
