@@ -51,12 +51,13 @@ finish() {
 # start_daemon [ARGS...]: scalemond in the foreground on $DB; returns once
 # it has said it started, or bails out with its log.
 start_daemon() {
+        local before; before=$(grep -c 'started:' "$TMP/daemon.log" 2>/dev/null)
         "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" ${INTERVAL:+--interval "$INTERVAL"} "$@" \
                 >>"$TMP/daemon.log" 2>&1 &
         DAEMON_PID=$!
         local i
         for i in $(seq 200); do
-                grep -q 'started:' "$TMP/daemon.log" 2>/dev/null && return 0
+                [ "$(grep -c 'started:' "$TMP/daemon.log" 2>/dev/null)" -gt "${before:-0}" ] && return 0
                 kill -0 "$DAEMON_PID" 2>/dev/null || break
                 sleep 0.05
         done
