@@ -37,6 +37,7 @@ struct client {
         char *out;                     /* replies not yet written */
         size_t outlen, outoff;
         int passed_fd;                 /* SCM_RIGHTS, for the next request */
+        bool discarding;               /* skipping the rest of an oversized line */
         bool closing;                  /* close once out is written */
         struct client *next;
 };
@@ -206,15 +207,22 @@ static int on_client(sd_event_source *src, int fd, uint32_t revents, void *userd
                         }
                 for (ssize_t i = 0; i < k; i++) {
                         if (buf[i] == '\n') {
-                                handle_line(c, c->in ? c->in : "", c->inlen);
+                                if (!c->discarding)
+                                        handle_line(c, c->in ? c->in : "", c->inlen);
+                                c->discarding = false;
                                 c->inlen = 0;
                                 continue;
                         }
+                        if (c->discarding)
+                                continue;
                         if (c->inlen + 1 >= PROTO_MAX_LINE) {
-                                queue_error(c, "request longer than 65536 bytes; closing the connection");
-                                log_warning("control: request from pid %d too long, closing", (int)c->cred.pid);
-                                c->closing = true;
-                                break;
+                                /* answer now, drop the rest of the line */
+                                queue_error(c, "request longer than 65536 bytes");
+                                log_warning("control: request from pid %d longer than 65536 bytes, ignored",
+                                            (int)c->cred.pid);
+                                c->discarding = true;
+                                c->inlen = 0;
+                                continue;
                         }
                         if (!c->in) {
                                 c->in = malloc(PROTO_MAX_LINE);

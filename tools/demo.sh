@@ -11,7 +11,7 @@ mkdir -p build
 [ -f build/Makefile ] || (cd build && ../configure -q)
 make -s -C build -j"$(nproc)" all tests/wl-pingpong tests/wl-mmapstorm tests/wl-thp
 B=$top/build
-mkdir -p demo
+rm -rf demo && mkdir -p demo     # a fresh database each time: run names are unique
 export SCALEMON_DB=$top/demo/scalemon.db SCALEMON_SOCKET=$top/demo/control.sock
 
 echo "== scalemond --foreground --db demo/scalemon.db --interval 250ms (log: demo/scalemond.log)"
@@ -23,17 +23,18 @@ for _ in $(seq 100); do grep -q started: demo/scalemond.log && break; sleep 0.05
 sed 's/^/   | /' demo/scalemond.log
 sleep 0.5
 
-echo "== workload: 4 threads hammering mmap/munmap (kernel lock contention), then 100000 pipe round trips, then 64 huge pages split"
-"$B/tests/wl-mmapstorm" 4 3
-"$B/tests/wl-pingpong" 100000
-"$B/tests/wl-thp" 64 || true
-sleep 1.5
+C=$B/scalemonctl
+echo "== runs: a kernel-lock storm at 2 and 4 threads, pipe ping-pong, 64 huge pages split"
+"$C" run exec storm-2 --tag threads=2 --score-regex 'ops=ops=([0-9]+)' -- "$B/tests/wl-mmapstorm" 2 2
+"$C" run exec storm-4 --tag threads=4 --score-regex 'ops=ops=([0-9]+)' -- "$B/tests/wl-mmapstorm" 4 2
+"$C" run exec pingpong --score-regex 'round_trips=round_trips=([0-9]+)' -- "$B/tests/wl-pingpong" 100000
+"$C" run exec thp-split -- "$B/tests/wl-thp" 64 || true
 
 echo "== scalemonctl status"
-"$B/scalemonctl" status
-echo "== scalemonctl query lock_contentions --since -10s --step 1s"
-"$B/scalemonctl" query lock_contentions --since -10s --step 1s
-echo "== scalemonctl query context_switches --per cpu --since -10s --step 2s"
-"$B/scalemonctl" query context_switches --per cpu --since -10s --step 2s
-echo "== scalemonctl query thp_split_pmd --since -10s --step 5s"
-"$B/scalemonctl" query thp_split_pmd --since -10s --step 5s
+"$C" status
+echo "== scalemonctl runs"
+"$C" runs
+echo "== scalemonctl report --since storm-2 --metric context_switches,cpu_migrations,page_faults,lock_contentions,thp_fault_alloc,thp_split_pmd"
+"$C" report --since storm-2 --metric context_switches,cpu_migrations,page_faults,lock_contentions,thp_fault_alloc,thp_split_pmd
+echo "== scalemonctl query lock_contentions --since storm-2 --until storm-4 --step 1s"
+"$C" query lock_contentions --since storm-2 --until storm-4 --step 1s
