@@ -78,8 +78,8 @@ json_t *json_number(double v);                 /* integer when whole */
 void format_number(double v, char *buf, size_t len);   /* 12345, 45.67, 0.0123 */
 void format_bytes(int64_t v, char *buf, size_t len);   /* 1.5 MiB */
 
-/* A table with these column headers (NULL-terminated); right_aligned
- * lists column indexes as digits ("23": the third and fourth). */
+/* A table with these column headers (NULL-terminated); right_aligned has
+ * one letter per column, 'r' for right-aligned ("lrr"), or is NULL. */
 struct libscols_table *table_new(const char *const *columns, const char *right_aligned);
 /* One row: exactly as many strings as columns; NULL prints "-". */
 int table_row(struct libscols_table *tb, ...);
@@ -92,6 +92,7 @@ int verb_query(struct ctl *ctl, int argc, char **argv);
 int verb_run(struct ctl *ctl, int argc, char **argv);
 int verb_runs(struct ctl *ctl, int argc, char **argv);
 int verb_report(struct ctl *ctl, int argc, char **argv);
+int verb_curve(struct ctl *ctl, int argc, char **argv);
 int verb_export(struct ctl *ctl, int argc, char **argv);
 int verb_import(struct ctl *ctl, int argc, char **argv);
 

@@ -209,7 +209,7 @@ struct libscols_table *table_new(const char *const *columns, const char *right_a
         if (!tb)
                 return NULL;
         for (size_t i = 0; columns[i]; i++) {
-                bool right = right_aligned && strchr(right_aligned, (int)('0' + i)) != NULL;
+                bool right = right_aligned && i < strlen(right_aligned) && right_aligned[i] == 'r';
                 if (!scols_table_new_column(tb, columns[i], 0, right ? SCOLS_FL_RIGHT : 0)) {
                         scols_unref_table(tb);
                         return NULL;

@@ -201,7 +201,7 @@ int verb_query(struct ctl *ctl, int argc, char **argv)
                 static const char *const cols3[] = { "TIME", "INTERVAL", "VALUE", "PER_S", NULL };
                 static const char *const cols4[] = { "TIME", "INTERVAL", "LOC", "VALUE", "PER_S", NULL };
                 struct libscols_table *tb = table_new(nall > 1 || all[0].key ? cols4 : cols3,
-                                                      nall > 1 || all[0].key ? "1234" : "123");
+                                                      nall > 1 || all[0].key ? "lrlrr" : "lrrr");
                 if (!tb) {
                         r = ctl_fail(EXIT_FAILED, "out of memory");
                         goto out;

@@ -15,27 +15,10 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "proto.h"
+#include "report.h"
+#include "stats.h"
 #include "timeutil.h"
-
-enum per { PER_SYSTEM, PER_NODE, PER_CPU };
-
-struct mstat {
-        bool have;              /* the run has totals for this metric */
-        const char *why;        /* why not */
-        double total, per_s;
-        bool spread;            /* cpu metric with per-CPU totals */
-        double cpu_min, cpu_median, cpu_max, imbalance;
-        bool imbalance_ok;      /* mean > 0 */
-};
-
-struct rrun {
-        struct run_info info;
-        struct run_detail d;
-        double dur;
-        struct mstat m[_M_MAX];
-        double cpu_time[8];     /* user nice system idle iowait irq softirq steal, seconds */
-        double cpu_total;
-};
 
 static const int cpu_time_metric[8] = { M_CPU_USER, M_CPU_NICE, M_CPU_SYSTEM, M_CPU_IDLE,
                                         M_CPU_IOWAIT, M_CPU_IRQ, M_CPU_SOFTIRQ, M_CPU_STEAL };
@@ -47,7 +30,7 @@ static int cmp_double(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-static const char *context_value(const struct run_detail *d, const char *key)
+const char *report_context_value(const struct run_detail *d, const char *key)
 {
         for (size_t i = 0; i < d->ncontext; i++)
                 if (streq(d->context[i].key, key))
@@ -58,7 +41,7 @@ static const char *context_value(const struct run_detail *d, const char *key)
 /* Is metric listed as unavailable in the run's context? */
 static bool listed_unavailable(const struct run_detail *d, const char *metric)
 {
-        const char *list = context_value(d, "metrics_unavailable");
+        const char *list = report_context_value(d, "metrics_unavailable");
         size_t n = strlen(metric);
 
         for (const char *p = list; p && *p;) {
@@ -71,7 +54,7 @@ static bool listed_unavailable(const struct run_detail *d, const char *metric)
         return false;
 }
 
-static void compute(struct rrun *r)
+void report_compute(struct rrun *r)
 {
         double *vals = calloc(r->d.ntotals + 1, sizeof *vals);
 
@@ -82,6 +65,7 @@ static void compute(struct rrun *r)
                 double sum = 0;
 
                 memset(s, 0, sizeof *s);
+                r->busiest[m] = NAN;
                 for (size_t i = 0; i < r->d.ntotals; i++) {
                         const struct store_total *t = &r->d.totals[i];
                         if (!streq(t->metric, metric_table[m].name))
@@ -110,6 +94,7 @@ static void compute(struct rrun *r)
                         s->cpu_median = nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
                         s->imbalance_ok = sum > 0;
                         s->imbalance = sum > 0 ? s->cpu_max / (sum / (double)nv) : 0;
+                        r->busiest[m] = r->dur > 0 ? s->cpu_max / r->dur : 0;
                 }
         }
         free(vals);
@@ -120,7 +105,7 @@ static void compute(struct rrun *r)
         }
 }
 
-static bool pct_change(double base, double x, double *ret)
+bool report_pct_change(double base, double x, double *ret)
 {
         if (base == 0)
                 return false;
@@ -128,7 +113,7 @@ static bool pct_change(double base, double x, double *ret)
         return true;
 }
 
-static const struct store_score *find_score(const struct run_detail *d, const char *key)
+const struct store_score *report_find_score(const struct run_detail *d, const char *key)
 {
         for (size_t i = 0; i < d->nscores; i++)
                 if (streq(d->scores[i].key, key))
@@ -186,7 +171,7 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
                         }
                         if (first != r && first->m[m].have)
                                 json_object_set_new(jm, "vs_first_pct",
-                                                    pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
+                                                    report_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
                                                                                                  : json_null());
                         if (per == PER_CPU && metric_table[m].scope == SCOPE_CPU)
                                 json_object_set_new(jm, "per_cpu", per_loc_json(r, m, LEVEL_CPU));
@@ -211,11 +196,11 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
                                                        r->d.marks[i].text));
         if (first != r)
                 for (size_t i = 0; i < r->d.nscores; i++) {
-                        const struct store_score *b = find_score(&first->d, r->d.scores[i].key);
+                        const struct store_score *b = report_find_score(&first->d, r->d.scores[i].key);
                         double pct;
                         if (b)
                                 json_object_set_new(svf, r->d.scores[i].key,
-                                                    pct_change(b->value, r->d.scores[i].value, &pct) ? json_real(pct)
+                                                    report_pct_change(b->value, r->d.scores[i].value, &pct) ? json_real(pct)
                                                                                                     : json_null());
                 }
         json_object_set_new(o, "cpu_time_pct", ct);
@@ -242,14 +227,14 @@ static json_t *context_differs(const struct rrun *runs, size_t n)
                         if (json_object_get(out, key))
                                 continue;
                         for (size_t j = 0; j < n && !differs; j++) {
-                                const char *v = context_value(&runs[j].d, key);
+                                const char *v = report_context_value(&runs[j].d, key);
                                 differs = !v || !streq(v, runs[i].d.context[k].value);
                         }
                         if (!differs)
                                 continue;
                         per = json_object();
                         for (size_t j = 0; j < n; j++) {
-                                const char *v = context_value(&runs[j].d, key);
+                                const char *v = report_context_value(&runs[j].d, key);
                                 json_object_set_new(per, runs[j].info.name, v ? json_string(v) : json_null());
                         }
                         json_object_set_new(out, key, per);
@@ -331,13 +316,13 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                 len = 0;
                 line[0] = 0;
                 for (size_t i = 0; i < r->d.nscores; i++) {
-                        const struct store_score *b = first != r ? find_score(&first->d, r->d.scores[i].key) : NULL;
+                        const struct store_score *b = first != r ? report_find_score(&first->d, r->d.scores[i].key) : NULL;
                         char v[32];
                         double pct;
                         format_number(r->d.scores[i].value, v, sizeof v);
                         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s=%s", i ? ", " : "",
                                                 r->d.scores[i].key, v);
-                        if (b && pct_change(b->value, r->d.scores[i].value, &pct))
+                        if (b && report_pct_change(b->value, r->d.scores[i].value, &pct))
                                 len += (size_t)snprintf(line + len, sizeof line - len, " (%+.1f%%)", pct);
                 }
                 printf("  scores: %s\n", line);
@@ -358,7 +343,7 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                 printf("  (still running: totals are written when it stops)\n\n");
                 return;
         }
-        tb = table_new(cols, "1234567");
+        tb = table_new(cols, "lrrrrrrr");
         if (!tb)
                 return;
         for (int m = 0; m < _M_MAX; m++) {
@@ -381,7 +366,7 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                 else
                         snprintf(im, sizeof im, "-");
                 if (first != r && first->m[m].have) {
-                        if (pct_change(first->m[m].per_s, s->per_s, &pct))
+                        if (report_pct_change(first->m[m].per_s, s->per_s, &pct))
                                 snprintf(vf, sizeof vf, "%+.1f%%", pct);
                         else
                                 snprintf(vf, sizeof vf, s->per_s == 0 ? "=" : "new");
@@ -442,9 +427,19 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 { "tag", required_argument, NULL, 't' },
                 { "metric", required_argument, NULL, 'm' },
                 { "per", required_argument, NULL, 'p' },
+                { "group-by", required_argument, NULL, 'g' },
+                { "baseline", required_argument, NULL, 'b' },
+                { "explain", no_argument, NULL, 'e' },
+                { "score", required_argument, NULL, 'S' },
+                { "variance-cv", required_argument, NULL, 'C' },
+                { "variance-minmax", required_argument, NULL, 'M' },
+                { "alpha", required_argument, NULL, 'A' },
+                { "lower-is-better", required_argument, NULL, 'L' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
+        struct group_opts go = { .cv_limit = 0.05, .minmax_limit = 0.75, .alpha = 0.05 };
+        json_t *groups = NULL, *explain_all = NULL;
         struct run_select sel = { 0 };
         struct run_info *infos = NULL;
         struct rrun *runs = NULL;
@@ -489,10 +484,55 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         else
                                 r = ctl_fail(EXIT_USAGE, "--per '%s': use system, node or cpu", optarg);
                         break;
+                case 'g':
+                        r = group_opts_parse_by(&go, optarg);
+                        break;
+                case 'b':
+                        r = group_opts_parse_baseline(&go, optarg);
+                        break;
+                case 'e':
+                        go.explain = true;
+                        break;
+                case 'S': {
+                        const char *why;
+                        if (!proto_valid_key(optarg, &why))
+                                r = ctl_fail(EXIT_USAGE, "--score '%s': %s", optarg, why);
+                        go.score = optarg;
+                        break;
+                }
+                case 'C':
+                case 'M':
+                case 'A': {
+                        char *end;
+                        double v;
+                        errno = 0;
+                        v = strtod(optarg, &end);
+                        if (errno || end == optarg || *end || !(v > 0) || (c != 'C' && v >= 1) || v > 1000)
+                                r = ctl_fail(EXIT_USAGE, "%s '%s': %s", c == 'C' ? "--variance-cv" : c == 'M' ? "--variance-minmax" : "--alpha",
+                                             optarg, c == 'C' ? "a percentage above 0, e.g. 5" : "a number between 0 and 1");
+                        else if (c == 'C')
+                                go.cv_limit = v / 100;
+                        else if (c == 'M')
+                                go.minmax_limit = v;
+                        else
+                                go.alpha = v;
+                        break;
+                }
+                case 'L': {
+                        char buf[1024], *save = NULL, *tok;
+                        snprintf(buf, sizeof buf, "%s", optarg);
+                        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                                if (go.nlower_better < ELEMENTSOF(go.lower_better))
+                                        go.lower_better[go.nlower_better++] = strdup(tok);
+                        break;
+                }
                 case 'h':
                         printf("Usage: scalemonctl report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
-                               "                          [--per system|node|cpu]\n");
+                               "                          [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
+                               "                          [--explain] [--score K] [--variance-cv PCT] [--variance-minmax R]\n"
+                               "                          [--alpha P] [--lower-is-better K,...]\n");
                         run_select_free(&sel);
+                        group_opts_free(&go);
                         return EXIT_OK;
                 default:
                         r = EXIT_USAGE;
@@ -501,11 +541,23 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "report takes no arguments, got '%s' (--since NAME starts from a run)",
                              argv[optind]);
+        if (r == 0 && go.nbaseline && !go.nby)
+                r = ctl_fail(EXIT_USAGE, "--baseline needs --group-by: the baseline is one of the groups");
+        for (size_t j = 0; r == 0 && j < go.nbaseline; j++) {
+                bool in = false;
+                for (size_t k = 0; k < go.nby; k++)
+                        in |= streq(go.by[k], go.baseline[j].key);
+                if (!in)
+                        r = ctl_fail(EXIT_USAGE, "--baseline %s=%s: %s is not one of the --group-by tags",
+                                     go.baseline[j].key, go.baseline[j].value, go.baseline[j].key);
+        }
         if (r == 0)
                 r = run_select_list(ctl, &sel, &infos, &n);
         run_select_free(&sel);
-        if (r)
+        if (r) {
+                group_opts_free(&go);
                 return r;
+        }
         ninfos = n;
 
         runs = calloc(n, sizeof *runs);
@@ -520,10 +572,46 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         n = i;
                         goto out;
                 }
-                compute(&runs[i]);
+                report_compute(&runs[i]);
+        }
+        if (go.nby || go.explain) {
+                if (!go.nby) {
+                        /* --explain alone: across all runs, no groups */
+                        struct group_opts all = go;
+                        all.nby = 0;
+                        r = report_groups(runs, n, &all, &groups, &explain_all);
+                        json_decref(groups);
+                        groups = json_array();
+                } else
+                        r = report_groups(runs, n, &go, &groups, &explain_all);
+                if (r < 0) {
+                        r = ctl_fail(EXIT_FAILED, "out of memory");
+                        goto out;
+                }
+                r = 0;
         }
 
-        if (ctl->format == FORMAT_TABLE) {
+        if (ctl->format == FORMAT_TABLE && (go.nby || go.explain)) {
+                /* the analysis: one line per run, then the groups */
+                static const char *const cols[] = { "RUN", "STATUS", "DURATION", "TAGS", "SCORES", NULL };
+                struct libscols_table *tb = table_new(cols, "llr");
+                json_t *differs = context_differs(runs, n);
+                print_differs(differs);
+                json_decref(differs);
+                for (size_t i = 0; i < n; i++) {
+                        char dur[32], tags[1024], scores[1024];
+                        format_duration_s(runs[i].dur, dur, sizeof dur);
+                        format_kvs(tags, sizeof tags, runs[i].d.tags, runs[i].d.ntags);
+                        format_scores(scores, sizeof scores, runs[i].d.scores, runs[i].d.nscores);
+                        table_row(tb, runs[i].info.name, runs[i].info.status, dur, tags, scores);
+                }
+                table_print(tb);
+                printf("\n");
+                if (go.nby)
+                        report_print_groups(groups, explain_all, &go);
+                else
+                        report_print_groups(groups, explain_all, &go);
+        } else if (ctl->format == FORMAT_TABLE) {
                 json_t *differs = context_differs(runs, n);
                 char zero[2048] = "";
                 size_t zl = 0;
@@ -553,7 +641,18 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 json_t *arr = json_array(), *doc;
                 for (size_t i = 0; i < n; i++)
                         json_array_append_new(arr, run_report_json(&runs[i], &runs[0], selm, per));
-                if (ctl->format == FORMAT_CSV) {
+                if (ctl->format == FORMAT_CSV && go.nby) {
+                        /* one row per group */
+                        size_t i;
+                        json_t *o;
+                        json_array_foreach(groups, i, o) {
+                                json_object_del(o, "runs");
+                                json_object_del(o, "metrics");
+                                json_object_del(o, "metrics_vs_baseline");
+                                json_object_del(o, "explain");
+                        }
+                        r = output_csv(groups);
+                } else if (ctl->format == FORMAT_CSV) {
                         /* context and marks are per-run detail, not columns */
                         size_t i;
                         json_t *o;
@@ -563,14 +662,19 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         }
                         r = output_csv(arr);
                 } else {
-                        doc = json_pack("{s:O,s:o,s:[]}", "runs", arr, "context_differs", context_differs(runs, n),
-                                        "groups");
+                        doc = json_pack("{s:O,s:o,s:O}", "runs", arr, "context_differs", context_differs(runs, n),
+                                        "groups", groups ? groups : json_array());
+                        if (explain_all)
+                                json_object_set(doc, "explain", explain_all);
                         r = output_json(doc);
                         json_decref(doc);
                 }
                 json_decref(arr);
         }
 out:
+        json_decref(groups);
+        json_decref(explain_all);
+        group_opts_free(&go);
         for (size_t i = 0; i < n; i++)
                 run_detail_free(&runs[i].d);
         free(runs);

@@ -211,7 +211,7 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
         } else if (ctl->format == FORMAT_CSV)
                 r = output_csv(arr);
         else {
-                struct libscols_table *tb = table_new(cols, "24");
+                struct libscols_table *tb = table_new(cols, "llrlr");
                 for (size_t i = 0; i < n; i++) {
                         struct run_detail d;
                         char start[32], dur[32] = "-", ex[16] = "-", tags[1024], scores[1024];

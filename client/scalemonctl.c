@@ -28,7 +28,10 @@ static const struct verb {
                                    "  run mark [NAME] TEXT" },
         { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]..." },
         { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
-                                   "              [--per system|node|cpu]" },
+                                   "              [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
+                                   "              [--explain] [--score K]" },
+        { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--since WHEN] [--tag K=V]...\n"
+                                   "              scalability curve across runs, with a USL fit" },
         { "export",  verb_export,  "export [--since WHEN] [--until WHEN] [--tag K=V]...   (JSON on stdout)" },
         { "import",  verb_import,  "import FILE" },
 };
