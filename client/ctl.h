@@ -93,6 +93,7 @@ int verb_run(struct ctl *ctl, int argc, char **argv);
 int verb_runs(struct ctl *ctl, int argc, char **argv);
 int verb_report(struct ctl *ctl, int argc, char **argv);
 int verb_curve(struct ctl *ctl, int argc, char **argv);
+int verb_plot(struct ctl *ctl, int argc, char **argv);
 int verb_export(struct ctl *ctl, int argc, char **argv);
 int verb_import(struct ctl *ctl, int argc, char **argv);
 

@@ -197,6 +197,81 @@ static void print_series(const char *label, const struct point *pts, size_t np, 
                 printf("USL: no fit (%s)\n", np < 3 ? "needs at least 3 distinct values of N" : "did not converge");
 }
 
+const char *curve_pick_score(const struct rrun *runs, size_t n, const char *by, const char *score, int *ret_exit)
+{
+        size_t usable = 0;
+        double v;
+
+        if (!score) {
+                for (size_t i = 0; i < n; i++)
+                        for (size_t k = 0; k < runs[i].d.nscores; k++) {
+                                if (!score)
+                                        score = runs[i].d.scores[k].key;
+                                else if (!streq(score, runs[i].d.scores[k].key)) {
+                                        *ret_exit = ctl_fail(EXIT_USAGE,
+                                                             "the runs have several scores (%s, %s, ...): choose one with --score",
+                                                             score, runs[i].d.scores[k].key);
+                                        return NULL;
+                                }
+                        }
+                if (!score) {
+                        *ret_exit = ctl_fail(EXIT_FAILED,
+                                             "none of these runs has a score (run stop --score, run exec --score-regex)");
+                        return NULL;
+                }
+        }
+        for (size_t i = 0; by && i < n; i++)
+                usable += report_find_score(&runs[i].d, score) && numeric(tag_value(&runs[i], by), &v);
+        if (by && usable == 0) {
+                *ret_exit = ctl_fail(EXIT_FAILED, "no run in range has both score %s and a numeric tag %s", score, by);
+                return NULL;
+        }
+        return score;
+}
+
+json_t *curve_series(struct rrun *runs, size_t n, const char *by, const char *series, const char *score,
+                     const bool *shown, bool print_tables)
+{
+        json_t *values = json_array(), *jseries = json_array(), *v;
+        size_t j;
+
+        if (series)
+                for (size_t i = 0; i < n; i++) {
+                        const char *sv = tag_value(&runs[i], series);
+                        bool seen = false;
+                        if (!sv)
+                                continue;
+                        json_array_foreach(values, j, v)
+                                seen |= streq(json_string_value(v), sv);
+                        if (!seen)
+                                json_array_append_new(values, json_string(sv));
+                }
+        else
+                json_array_append_new(values, json_string(""));
+        json_array_foreach(values, j, v) {
+                struct point *pts = NULL;
+                size_t np = 0;
+                struct usl u;
+                bool has_usl;
+                json_t *s = series_json(runs, n, by, series, json_string_value(v), score, shown, &pts, &np, &u, &has_usl);
+                if (series)
+                        json_object_set_new(s, "value", json_string(json_string_value(v)));
+                if (print_tables) {
+                        char label[256];
+                        if (series)
+                                snprintf(label, sizeof label, "%s%s=%s: %s by %s", j ? "\n" : "", series,
+                                         json_string_value(v), score, by);
+                        else
+                                snprintf(label, sizeof label, "%s by %s", score, by);
+                        print_series(label, pts, np, &u, has_usl, shown);
+                }
+                json_array_append_new(jseries, s);
+                free(pts);
+        }
+        json_decref(values);
+        return jseries;
+}
+
 int verb_curve(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -212,11 +287,10 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         };
         const char *by = NULL, *series = NULL, *score = NULL, *why;
         struct run_select sel = { 0 };
-        struct run_info *infos = NULL;
         struct rrun *runs = NULL;
-        size_t n = 0, ninfos = 0;
+        size_t n = 0;
         bool shown[_M_MAX], metric_opt = false;
-        json_t *values = json_array(), *doc = NULL, *jseries = json_array();
+        json_t *doc = NULL, *jseries = NULL;
         int c, r = 0;
 
         for (int m = 0; m < _M_MAX; m++)
@@ -256,8 +330,6 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                         printf("Usage: scalemonctl curve --by TAG [--series TAG] [--score K] [--metric M,...]\n"
                                "                         [--since WHEN] [--until WHEN] [--tag K=V]...\n");
                         run_select_free(&sel);
-                        json_decref(values);
-                        json_decref(jseries);
                         return EXIT_OK;
                 default:
                         r = EXIT_USAGE;
@@ -268,93 +340,17 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "curve takes no arguments, got '%s'", argv[optind]);
         if (r == 0)
-                r = run_select_list(ctl, &sel, &infos, &n);
+                r = report_load(ctl, &sel, &runs, &n);
         run_select_free(&sel);
         if (r)
                 goto out;
-        ninfos = n;
-        runs = calloc(n, sizeof *runs);
-        if (!runs) {
+        score = curve_pick_score(runs, n, by, score, &r);
+        if (!score)
+                goto out;
+        jseries = curve_series(runs, n, by, series, score, shown, ctl->format == FORMAT_TABLE);
+        if (!jseries) {
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
-        }
-        for (size_t i = 0; i < n; i++) {
-                runs[i].info = infos[i];
-                if (store_run_detail(ctl->store, infos[i].id, &runs[i].d) < 0) {
-                        n = i;
-                        r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", infos[i].name, store_errmsg(ctl->store));
-                        goto out;
-                }
-                report_compute(&runs[i]);
-        }
-
-        /* the score: given, or the only one the runs have */
-        if (!score) {
-                for (size_t i = 0; i < n; i++)
-                        for (size_t k = 0; k < runs[i].d.nscores; k++) {
-                                if (!score)
-                                        score = runs[i].d.scores[k].key;
-                                else if (!streq(score, runs[i].d.scores[k].key)) {
-                                        r = ctl_fail(EXIT_USAGE, "the runs have several scores (%s, %s, ...): choose one with --score",
-                                                     score, runs[i].d.scores[k].key);
-                                        goto out;
-                                }
-                        }
-                if (!score) {
-                        r = ctl_fail(EXIT_FAILED, "none of these runs has a score (run stop --score, run exec --score-regex)");
-                        goto out;
-                }
-        }
-        {
-                size_t usable = 0;
-                double v;
-                for (size_t i = 0; i < n; i++)
-                        usable += report_find_score(&runs[i].d, score) && numeric(tag_value(&runs[i], by), &v);
-                if (usable == 0) {
-                        r = ctl_fail(EXIT_FAILED, "no run in range has both score %s and a numeric tag %s", score, by);
-                        goto out;
-                }
-        }
-        if (series)
-                for (size_t i = 0; i < n; i++) {
-                        const char *sv = tag_value(&runs[i], series);
-                        bool seen = false;
-                        size_t j;
-                        json_t *v;
-                        if (!sv)
-                                continue;
-                        json_array_foreach(values, j, v)
-                                seen |= streq(json_string_value(v), sv);
-                        if (!seen)
-                                json_array_append_new(values, json_string(sv));
-                }
-        else
-                json_array_append_new(values, json_string(""));
-
-        {
-                size_t j;
-                json_t *v;
-                json_array_foreach(values, j, v) {
-                        struct point *pts = NULL;
-                        size_t np = 0;
-                        struct usl u;
-                        bool has_usl;
-                        json_t *s = series_json(runs, n, by, series, json_string_value(v), score, shown, &pts, &np, &u,
-                                                &has_usl);
-                        if (series)
-                                json_object_set_new(s, "value", json_string(json_string_value(v)));
-                        if (ctl->format == FORMAT_TABLE) {
-                                char label[256];
-                                if (series)
-                                        snprintf(label, sizeof label, "%s%s=%s: %s by %s", j ? "\n" : "", series,
-                                                 json_string_value(v), score, by);
-                                else
-                                        snprintf(label, sizeof label, "%s by %s", score, by);
-                                print_series(label, pts, np, &u, has_usl, shown);
-                        }
-                        json_array_append_new(jseries, s);
-                        free(pts);
-                }
         }
         if (ctl->format == FORMAT_TABLE)
                 r = EXIT_OK;
@@ -383,11 +379,7 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         }
 out:
         json_decref(doc);
-        json_decref(values);
         json_decref(jseries);
-        for (size_t i = 0; runs && i < n; i++)
-                run_detail_free(&runs[i].d);
-        free(runs);
-        run_infos_free(infos, ninfos);
+        report_unload(runs, n);
         return r;
 }

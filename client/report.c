@@ -419,6 +419,45 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
         printf("\n");
 }
 
+int report_load(struct ctl *ctl, const struct run_select *sel, struct rrun **ret, size_t *ret_n)
+{
+        struct run_info *infos = NULL;
+        struct rrun *runs;
+        size_t n = 0;
+        int r = run_select_list(ctl, sel, &infos, &n);
+
+        if (r)
+                return r;
+        runs = calloc(n, sizeof *runs);
+        if (!runs) {
+                run_infos_free(infos, n);
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++)
+                runs[i].info = infos[i];        /* the runs own the strings now */
+        free(infos);
+        for (size_t i = 0; i < n; i++) {
+                if (store_run_detail(ctl->store, runs[i].info.id, &runs[i].d) < 0) {
+                        r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", runs[i].info.name, store_errmsg(ctl->store));
+                        report_unload(runs, n);
+                        return r;
+                }
+                report_compute(&runs[i]);
+        }
+        *ret = runs;
+        *ret_n = n;
+        return 0;
+}
+
+void report_unload(struct rrun *runs, size_t n)
+{
+        for (size_t i = 0; runs && i < n; i++) {
+                run_detail_free(&runs[i].d);
+                run_info_free(&runs[i].info);
+        }
+        free(runs);
+}
+
 int verb_report(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -441,11 +480,10 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
         struct group_opts go = { .cv_limit = 0.05, .minmax_limit = 0.75, .alpha = 0.05 };
         json_t *groups = NULL, *explain_all = NULL;
         struct run_select sel = { 0 };
-        struct run_info *infos = NULL;
         struct rrun *runs = NULL;
         bool selm[_M_MAX], shown[_M_MAX], any_metric_opt = false;
         enum per per = PER_SYSTEM;
-        size_t n = 0, ninfos = 0;
+        size_t n = 0;
         int c, r = 0;
 
         for (int m = 0; m < _M_MAX; m++)
@@ -552,27 +590,11 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                                      go.baseline[j].key, go.baseline[j].value, go.baseline[j].key);
         }
         if (r == 0)
-                r = run_select_list(ctl, &sel, &infos, &n);
+                r = report_load(ctl, &sel, &runs, &n);
         run_select_free(&sel);
         if (r) {
                 group_opts_free(&go);
                 return r;
-        }
-        ninfos = n;
-
-        runs = calloc(n, sizeof *runs);
-        if (!runs) {
-                run_infos_free(infos, n);
-                return ctl_fail(EXIT_FAILED, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++) {
-                runs[i].info = infos[i];
-                if (store_run_detail(ctl->store, infos[i].id, &runs[i].d) < 0) {
-                        r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", infos[i].name, store_errmsg(ctl->store));
-                        n = i;
-                        goto out;
-                }
-                report_compute(&runs[i]);
         }
         if (go.nby || go.explain) {
                 if (!go.nby) {
@@ -675,9 +697,6 @@ out:
         json_decref(groups);
         json_decref(explain_all);
         group_opts_free(&go);
-        for (size_t i = 0; i < n; i++)
-                run_detail_free(&runs[i].d);
-        free(runs);
-        run_infos_free(infos, ninfos);
+        report_unload(runs, n);
         return r;
 }

@@ -27,6 +27,18 @@ struct rrun {
 };
 
 
+/* The selected runs with their details and rates; 0, or an exit code
+ * after printing why.  Free with report_unload. */
+int report_load(struct ctl *ctl, const struct run_select *sel, struct rrun **ret, size_t *ret_n);
+void report_unload(struct rrun *runs, size_t n);
+
+/* Curves (curve.c): the score to use (given, or the only one the runs
+ * have; NULL after printing why, *ret_exit set), and the series as in
+ * curve's JSON: [{"value", "points": [...], "usl": {...}}]. */
+const char *curve_pick_score(const struct rrun *runs, size_t n, const char *by, const char *score, int *ret_exit);
+json_t *curve_series(struct rrun *runs, size_t n, const char *by, const char *series, const char *score,
+                     const bool *shown, bool print_tables);
+
 /* Rates, spread across CPUs and CPU time of one run, from its totals. */
 void report_compute(struct rrun *r);
 const char *report_context_value(const struct run_detail *d, const char *key);

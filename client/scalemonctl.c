@@ -32,6 +32,8 @@ static const struct verb {
                                    "              [--explain] [--score K]" },
         { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--since WHEN] [--tag K=V]...\n"
                                    "              scalability curve across runs, with a USL fit" },
+        { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter ... [-o FILE.svg|FILE.png]\n"
+                                   "              charts by gnuplot; in the terminal without -o" },
         { "export",  verb_export,  "export [--since WHEN] [--until WHEN] [--tag K=V]...   (JSON on stdout)" },
         { "import",  verb_import,  "import FILE" },
 };
