@@ -597,15 +597,12 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 return r;
         }
         if (go.nby || go.explain) {
-                if (!go.nby) {
+                r = report_groups(runs, n, &go, &groups, &explain_all);
+                if (r >= 0 && !go.nby) {
                         /* --explain alone: across all runs, no groups */
-                        struct group_opts all = go;
-                        all.nby = 0;
-                        r = report_groups(runs, n, &all, &groups, &explain_all);
                         json_decref(groups);
                         groups = json_array();
-                } else
-                        r = report_groups(runs, n, &go, &groups, &explain_all);
+                }
                 if (r < 0) {
                         r = ctl_fail(EXIT_FAILED, "out of memory");
                         goto out;
@@ -629,10 +626,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 }
                 table_print(tb);
                 printf("\n");
-                if (go.nby)
-                        report_print_groups(groups, explain_all, &go);
-                else
-                        report_print_groups(groups, explain_all, &go);
+                report_print_groups(groups, explain_all, &go);
         } else if (ctl->format == FORMAT_TABLE) {
                 json_t *differs = context_differs(runs, n);
                 char zero[2048] = "";
