@@ -615,6 +615,10 @@ void report_print_groups(json_t *groups, json_t *all, const struct group_opts *g
         char cvl[16];
 
         snprintf(cvl, sizeof cvl, "%.0f%%", go->cv_limit * 100);
+        if (json_array_size(groups) == 0) {
+                scols_unref_table(tb);
+                goto explain_all;
+        }
         json_array_foreach(groups, i, g) {
                 char label[512], n[16];
                 const char *key;
@@ -693,8 +697,9 @@ void report_print_groups(json_t *groups, json_t *all, const struct group_opts *g
                         print_explain(json_object_get(g, "explain"), "  ");
                 }
         }
+explain_all:
         if (all) {
-                printf("\nAcross all runs in range:\n");
+                printf("%sAcross all runs in range:\n", json_array_size(groups) ? "\n" : "");
                 print_explain(all, "  ");
         }
 }
