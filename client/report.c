@@ -678,8 +678,8 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         }
                         r = output_csv(arr);
                 } else {
-                        doc = json_pack("{s:O,s:o,s:O}", "runs", arr, "context_differs", context_differs(runs, n),
-                                        "groups", groups ? groups : json_array());
+                        doc = json_pack("{s:O,s:o,s:o}", "runs", arr, "context_differs", context_differs(runs, n),
+                                        "groups", groups ? json_incref(groups) : json_array());
                         if (explain_all)
                                 json_object_set(doc, "explain", explain_all);
                         r = output_json(doc);

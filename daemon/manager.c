@@ -9,9 +9,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -513,6 +515,32 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
 
 /* ---- life cycle ---- */
 
+/* CAP_DAC_READ_SEARCH is needed for one thing: reading tracepoint ids
+ * through tracefs' mode 0700 (scalemon.service grants it for that).  The
+ * sampler reads them once, in sampler_new(), and keeps them, so the
+ * capability goes from the effective, permitted and inheritable sets right
+ * after; the kernel then clears it from the ambient set too.  CAP_PERFMON
+ * stays: hotplug and reloads open counters.  Returns 1 if it was dropped,
+ * 0 if it was not held. */
+static int drop_dac_read_search(void)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+        const int i = CAP_TO_INDEX(CAP_DAC_READ_SEARCH);
+        const uint32_t bit = CAP_TO_MASK(CAP_DAC_READ_SEARCH);
+
+        if (syscall(SYS_capget, &h, d) < 0)
+                return negative_errno();
+        if (!((d[i].effective | d[i].permitted | d[i].inheritable) & bit))
+                return 0;
+        d[i].effective &= ~bit;
+        d[i].permitted &= ~bit;
+        d[i].inheritable &= ~bit;
+        if (syscall(SYS_capset, &h, d) < 0)
+                return negative_errno();
+        return 1;
+}
+
 struct manager *manager_free(struct manager *m)
 {
         if (!m)
@@ -580,6 +608,10 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         r = sampler_new(&sc, &m->sampler, ret_err);
         if (r < 0)
                 goto fail;
+        r = drop_dac_read_search();
+        if (r < 0)
+                log_warning("cannot drop CAP_DAC_READ_SEARCH after reading the tracepoint ids, keeping it: %s",
+                            strerror(-r));
 
         r = runs_new(&m->runs);
         if (r < 0)

@@ -9,7 +9,10 @@
 #   sd CMD [ARG...]         run CMD inside the container (all namespaces and
 #                           its root); stdin, stdout, stderr and status pass
 #   sd_install              `make install` of this build tree inside, then
-#                           `systemctl daemon-reload`
+#                           `systemctl daemon-reload` (sanitizer builds: see there)
+#   sd_installed_files      the files that `make install` put under /usr
+#   sd_poll SECONDS CMD...  until CMD succeeds, at most SECONDS
+#   sd_host_pids            host PIDs of the processes in the container's cgroup
 #   sd_teardown             power systemd off, kill what is left, remove the
 #                           cgroup; runs from the EXIT trap in any case
 #
@@ -141,12 +144,51 @@ sd_boot() {
         [ "$state" = running ] || sd systemctl --failed --no-legend --no-pager | sed 's/^/# failed: /'
 }
 
+# sd_poll SECONDS CMD [ARG...]: run CMD every 0.1 s until it succeeds;
+# fails if it has not within SECONDS.
+sd_poll() {
+        local n=$(($1 * 10)) i; shift
+        for i in $(seq "$n"); do
+                "$@" >/dev/null 2>&1 && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+# Is this build tree built with the sanitizers?
+sd_asan_build() { grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$top_builddir/Makefile" 2>/dev/null; }
+
+# `make install` of this build tree inside the container, then a
+# daemon-reload.  /run/scalemon-test.stamp is older than every file it
+# installed (see sd_installed_files).
 sd_install() {
+        sd touch /run/scalemon-test.stamp
+        sleep 0.01
         if ! sd make -C "$top_builddir" install >"$TMP/install.log" 2>&1; then
                 tail -n 30 "$TMP/install.log" | sed 's/^/# install: /'
                 bail "make install failed inside the container"
         fi
+        # LeakSanitizer stops the process's threads with ptrace(2) at
+        # exit, which the unit's SystemCallFilter= refuses: allow it for
+        # sanitizer builds only, so that their leak check still runs.
+        if sd_asan_build; then
+                diag "sanitizer build: allowing ptrace(2) for LeakSanitizer in a drop-in"
+                sd mkdir -p /etc/systemd/system/scalemon.service.d
+                printf '[Service]\nSystemCallFilter=ptrace\n' |
+                        sd sh -c 'cat > /etc/systemd/system/scalemon.service.d/50-sanitizers.conf'
+        fi
         sd systemctl daemon-reload || bail "systemctl daemon-reload failed"
+}
+
+# The files `make install` put under /usr (and so /lib): newer than the stamp.
+sd_installed_files() {
+        sd find /usr -xdev -newer /run/scalemon-test.stamp \( -type f -o -type l \) | sort
+}
+
+# Host PIDs of every process in the container's cgroup tree.
+sd_host_pids() {
+        [ -n "$SD_CGROUP" ] && [ -d "$SD_CGROUP" ] || return 0
+        find "$SD_CGROUP" -name cgroup.procs -exec cat {} + 2>/dev/null
 }
 
 sd_teardown() {
