@@ -428,17 +428,6 @@ int exchange_validate(json_t *doc, char **ret_err)
 
 /* ---- import ---- */
 
-static int exec_sql(struct store *s, const char *sql)
-{
-        char *err = NULL;
-        if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-                snprintf(s->errmsg, sizeof s->errmsg, "%s", err ? err : sqlite3_errmsg(s->db));
-                sqlite3_free(err);
-                return -EIO;
-        }
-        return 0;
-}
-
 static int64_t ensure_host(struct store *s, json_t *h, int64_t when)
 {
         sqlite3_stmt *st;
@@ -648,7 +637,7 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
         host_ids = calloc(json_array_size(hosts) + 1, sizeof *host_ids);
         if (!host_ids)
                 return -ENOMEM;
-        e = exec_sql(s, "BEGIN IMMEDIATE");
+        e = store_exec(s, "BEGIN IMMEDIATE");
         if (e < 0)
                 goto out;
         json_array_foreach(hosts, i, h) {
@@ -676,13 +665,13 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
                 if (e < 0)
                         goto rollback;
         }
-        e = exec_sql(s, "COMMIT");
+        e = store_exec(s, "COMMIT");
         if (e < 0)
                 goto rollback;
         *ret_nruns = json_array_size(runs);
         goto out;
 rollback:
-        exec_sql(s, "ROLLBACK");
+        store_exec(s, "ROLLBACK");
         if (!*ret_err && asprintf(ret_err, "import failed, nothing imported: %s", s->errmsg) < 0)
                 *ret_err = NULL;
 out:

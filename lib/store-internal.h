@@ -29,6 +29,9 @@ struct store {
 
 /* Prepare (or reuse) a statement of the write path. */
 sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
+/* Run SQL without results; on error its message goes to store_errmsg()
+ * and -EIO is returned. */
+int store_exec(struct store *s, const char *sql);
 /* Remember sqlite's message for store_errmsg() and return -EIO. */
 int store_sqlite_error(struct store *s, const char *what);
 /* Fill metric_rowid[] from the metric table. */

@@ -60,17 +60,6 @@ void run_detail_free(struct run_detail *d)
         memset(d, 0, sizeof *d);
 }
 
-static int exec_simple(struct store *s, const char *sql)
-{
-        char *err = NULL;
-        if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-                snprintf(s->errmsg, sizeof s->errmsg, "%s", err ? err : sqlite3_errmsg(s->db));
-                sqlite3_free(err);
-                return -EIO;
-        }
-        return 0;
-}
-
 static int insert_kvs(struct store *s, const char *table, int64_t run, const struct store_kv *kv, size_t n)
 {
         char sql[128];
@@ -98,7 +87,7 @@ int store_run_insert(struct store *s, const struct run_new *rn, int64_t *ret_id)
         int64_t id;
         int r;
 
-        r = exec_simple(s, "BEGIN IMMEDIATE");
+        r = store_exec(s, "BEGIN IMMEDIATE");
         if (r < 0)
                 return r;
         if (sqlite3_prepare_v2(s->db,
@@ -131,13 +120,13 @@ int store_run_insert(struct store *s, const struct run_new *rn, int64_t *ret_id)
                 r = insert_kvs(s, "run_context", id, rn->context, rn->ncontext);
         if (r < 0)
                 goto fail;
-        r = exec_simple(s, "COMMIT");
+        r = store_exec(s, "COMMIT");
         if (r < 0)
                 goto fail;
         *ret_id = id;
         return 0;
 fail:
-        exec_simple(s, "ROLLBACK");
+        store_exec(s, "ROLLBACK");
         return r;
 }
 
@@ -146,7 +135,7 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
         sqlite3_stmt *st = NULL;
         int r;
 
-        r = exec_simple(s, "BEGIN IMMEDIATE");
+        r = store_exec(s, "BEGIN IMMEDIATE");
         if (r < 0)
                 return r;
         if (sqlite3_prepare_v2(s->db,
@@ -213,12 +202,12 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
         sqlite3_finalize(st);
         if (r < 0)
                 goto fail;
-        r = exec_simple(s, "COMMIT");
+        r = store_exec(s, "COMMIT");
         if (r < 0)
                 goto fail;
         return 0;
 fail:
-        exec_simple(s, "ROLLBACK");
+        store_exec(s, "ROLLBACK");
         return r;
 }
 

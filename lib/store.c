@@ -44,7 +44,7 @@ sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql)
         return s->stmt[which];
 }
 
-static int exec(struct store *s, const char *sql)
+int store_exec(struct store *s, const char *sql)
 {
         char *err = NULL;
         if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
@@ -102,23 +102,23 @@ static int migrate(struct store *s)
 
                 if (m->version <= version)
                         continue;
-                r = exec(s, "BEGIN IMMEDIATE");
+                r = store_exec(s, "BEGIN IMMEDIATE");
                 if (r < 0)
                         return r;
-                r = exec(s, m->sql);
+                r = store_exec(s, m->sql);
                 if (r < 0) {
                         char tmp[sizeof s->errmsg];
                         memcpy(tmp, s->errmsg, sizeof tmp);
                         snprintf(s->errmsg, sizeof s->errmsg, "applying %s: %.400s", m->name, tmp);
-                        exec(s, "ROLLBACK");
+                        store_exec(s, "ROLLBACK");
                         return r;
                 }
                 snprintf(bump, sizeof bump, "PRAGMA user_version = %d", m->version);
-                r = exec(s, bump);
+                r = store_exec(s, bump);
                 if (r >= 0)
-                        r = exec(s, "COMMIT");
+                        r = store_exec(s, "COMMIT");
                 if (r < 0) {
-                        exec(s, "ROLLBACK");
+                        store_exec(s, "ROLLBACK");
                         return r;
                 }
         }
@@ -271,7 +271,7 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
                 /* WAL: readers never block the writer nor it them.  NORMAL
                  * sync: a crash of the process loses nothing committed.
                  * Checkpoints are ours (store_checkpoint), not on commit. */
-                r = exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                r = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
                             "PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON");
                 if (r < 0)
                         goto fail;
@@ -435,7 +435,7 @@ int store_host_update(struct store *s, const struct host_info *h, int64_t now_ns
 int store_topology_set(struct store *s, int ncpus, const int *node_of_cpu, const bool *online)
 {
         sqlite3_stmt *st;
-        int r = exec(s, "DELETE FROM cpu");
+        int r = store_exec(s, "DELETE FROM cpu");
 
         if (r < 0)
                 return r;
@@ -514,7 +514,7 @@ int store_commit(struct store *s)
 
 int store_rollback(struct store *s)
 {
-        return exec(s, "ROLLBACK");
+        return store_exec(s, "ROLLBACK");
 }
 
 int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_tick)
