@@ -4,9 +4,11 @@
 # would otherwise leave running).  CPU time is the task-clock of each
 # process as perf counts it (nanosecond resolution).
 #
-# Targets: at 1s, scalemond uses <= 0.1% of one CPU (3.6 s per hour);
-#          its cost per tick is within 3x of perf stat's, which stores
-#          nothing.
+# Targets, as ratios measured side by side in the same run (absolute CPU
+# time per tick varies several-fold on a shared virtual machine, for both):
+#   at 1s, scalemond costs no more than perf stat -I (ratio <= 1.0), though
+#   it also reads /proc and writes SQLite;
+#   at 10ms, within 3x of perf stat's cost per tick.
 set -u
 : "${top_builddir:=.}"
 D=${BENCH_SECONDS:-20}
@@ -45,8 +47,8 @@ for iv in 1000 100 10; do
                 printf "  interval %5dms  scalemond %8.1f ms CPU (%6.1f us/tick, %.3f%% of a CPU)   perf stat -I %8.1f ms (%6.1f us/tick)   ratio %.2f\n",
                         iv, sm, sm * 1000 / t, sm / (d * 10), pf, pf * 1000 / t, sm / pf
                 if (iv == 1000)
-                        printf "  projected at 1s: %.2f s of CPU per hour (target <= 3.6)  %s\n", sm / d * 3.6,
-                                sm / d * 3.6 <= 3.6 ? "met" : "MISSED"
+                        printf "  at 1s: %.2f s of CPU per hour projected; vs perf stat -I %.2fx (target <= 1.0)  %s\n",
+                                sm / d * 3.6, sm / pf, sm / pf <= 1.0 ? "met" : "MISSED"
                 if (iv == 10)
                         printf "  cost per tick vs perf stat at 10ms: %.2fx (target <= 3)  %s\n", sm / pf,
                                 sm / pf <= 3 ? "met" : "MISSED"
