@@ -41,7 +41,7 @@ static const struct verb {
 static void help(void)
 {
         printf("Usage: scalemonctl [--db PATH] [--socket PATH] [--format table|json|csv] VERB ...\n"
-               "Read what scalemond recorded.\n\n"
+               "Mark benchmark runs while they happen, and report on what scalemond recorded.\n\n"
                "Verbs:\n");
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 printf("  %s\n", verbs[i].usage);
