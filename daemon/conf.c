@@ -114,6 +114,26 @@ static int set_socket(struct parse_state *st, const char *value, char *err, size
         return set_path(&c->socket, "socket", value, err, errlen);
 }
 
+static int set_retention(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        int64_t ns;
+
+        if (streq(value, "forever")) {
+                st->c.retention_ns = 0;
+                return 0;
+        }
+        if (duration_parse(value, &ns) < 0) {
+                snprintf(err, errlen, "retention '%s' is not a duration or 'forever' (%s)", value, DURATION_FORMS);
+                return -EINVAL;
+        }
+        if (ns < CONF_MIN_RETENTION) {
+                snprintf(err, errlen, "retention %s is too short: at least 1h, or 'forever'", value);
+                return -ERANGE;
+        }
+        st->c.retention_ns = ns;
+        return 0;
+}
+
 static int set_control_group(struct parse_state *st, const char *value, char *err, size_t errlen)
 {
         struct conf *c = &st->c;
@@ -177,6 +197,7 @@ static const struct {
         { "database",      set_database },
         { "socket",        set_socket },
         { "control_group", set_control_group },
+        { "retention",     set_retention },
         { "metrics",       set_metrics },
         { "exclude",       set_exclude },
 };
@@ -260,7 +281,8 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
                 if (i == ELEMENTSOF(conf_table)) {
                         conf_free(&st.c);
                         return fail(ret_err, fname, line,
-                                    "unknown key '%s' (known: interval, database, socket, control_group, metrics, exclude)",
+                                    "unknown key '%s' (known: interval, database, socket, control_group, metrics, exclude, "
+                                    "retention)",
                                     key);
                 }
                 if (seen[i]) {

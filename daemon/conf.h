@@ -14,12 +14,14 @@
 #define CONF_DEFAULT_INTERVAL (1000 * 1000 * 1000LL)
 #define CONF_MIN_INTERVAL     (10 * 1000 * 1000LL)
 #define CONF_MAX_INTERVAL     (60 * 1000 * 1000 * 1000LL)
+#define CONF_MIN_RETENTION    (3600LL * 1000 * 1000 * 1000)
 
 struct conf {
         int64_t interval_ns;
         char *database;
         char *socket;
         char *control_group;            /* group allowed to change state */
+        int64_t retention_ns;           /* samples older than this are deleted; 0: kept */
         bool enabled[_M_MAX];
 };
 

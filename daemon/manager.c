@@ -31,6 +31,8 @@
 #define FLUSH_EVERY_NS     NSEC_PER_SEC
 #define CHECKPOINT_EVERY_S 60
 #define MAX_PENDING_TICKS  (10 * 60 * 100)   /* ten minutes at 10ms */
+#define PURGE_CHUNK        5000
+#define PURGE_BUDGET_NS    (200 * NSEC_PER_MSEC)
 
 struct manager {
         sd_event *event;
@@ -289,10 +291,36 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* With a retention set, delete the oldest samples, a chunk at a time and
+ * for at most PURGE_BUDGET_NS per call, so that a long backlog (a
+ * retention newly set on an old database) goes over several calls
+ * without holding up the loop. */
+static void purge(struct manager *m)
+{
+        int64_t start = now_monotonic_ns(), cutoff;
+        size_t total = 0, n;
+
+        if (m->conf.retention_ns <= 0)
+                return;
+        cutoff = now_realtime_ns() - m->conf.retention_ns;
+        do {
+                if (store_purge_before(m->store, cutoff, PURGE_CHUNK, &n) < 0) {
+                        log_warning("cannot delete old samples: %s", store_errmsg(m->store));
+                        return;
+                }
+                total += n;
+        } while (n == PURGE_CHUNK && now_monotonic_ns() - start < PURGE_BUDGET_NS);
+        if (total)
+                log_debug("deleted the samples of %zu interval%s older than the retention", total, total == 1 ? "" : "s");
+}
+
 static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
-        int r = store_checkpoint(m->store, false);
+        int r;
+
+        purge(m);
+        r = store_checkpoint(m->store, false);
 
         if (r < 0)
                 log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
@@ -690,7 +718,13 @@ int manager_run(struct manager *m)
 
         log_unavailable(m);
         set_status(m);
-        log_info("started: %s, database %s", m->status, m->conf.database);
+        purge(m);
+        if (m->conf.retention_ns > 0) {
+                char keep[16];
+                duration_format(m->conf.retention_ns, keep, sizeof keep);
+                log_info("started: %s, database %s, samples kept %s", m->status, m->conf.database, keep);
+        } else
+                log_info("started: %s, database %s", m->status, m->conf.database);
         sd_notify(0, "READY=1");
         tell_parent(m, "ok");
 

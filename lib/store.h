@@ -65,6 +65,10 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty);
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_checkpoint(struct store *s, bool truncate);
+/* Delete the samples (and ticks) of at most max_ticks of the oldest
+ * intervals that ended before t_ns, in one transaction.  Runs and their
+ * totals stay.  *ret_deleted: how many intervals went. */
+int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *ret_deleted);
 
 /* --- reading --- */
 struct store_metric_row {

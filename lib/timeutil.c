@@ -66,7 +66,9 @@ int duration_parse(const char *s, int64_t *ret_ns)
 
 void duration_format(int64_t ns, char *buf, size_t len)
 {
-        if (ns % (3600 * NSEC_PER_SEC) == 0 && ns >= 3600 * NSEC_PER_SEC)
+        if (ns % (86400 * NSEC_PER_SEC) == 0 && ns >= 86400 * NSEC_PER_SEC)
+                snprintf(buf, len, "%lldd", (long long)(ns / (86400 * NSEC_PER_SEC)));
+        else if (ns % (3600 * NSEC_PER_SEC) == 0 && ns >= 3600 * NSEC_PER_SEC)
                 snprintf(buf, len, "%lldh", (long long)(ns / (3600 * NSEC_PER_SEC)));
         else if (ns % (60 * NSEC_PER_SEC) == 0 && ns >= 60 * NSEC_PER_SEC)
                 snprintf(buf, len, "%lldm", (long long)(ns / (60 * NSEC_PER_SEC)));

@@ -26,7 +26,9 @@
 --
 -- Invariants:
 --  1. No sample row holds 0.
---  2. tick.id grows with tick.t.
+--  2. tick.id grows with tick.t, and is never reused (AUTOINCREMENT): a
+--     run's start_tick/end_tick keep meaning the same intervals after a
+--     retention has deleted old ones.
 --  3. The daemon is the only writer; it holds an flock() on the database
 --     file for as long as it has it open.
 --
@@ -71,7 +73,7 @@ CREATE TABLE cpu (
 );
 
 CREATE TABLE tick (
-        id  INTEGER PRIMARY KEY,
+        id  INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, even after old ticks are deleted
         t   INTEGER NOT NULL,
         dur INTEGER NOT NULL
 );

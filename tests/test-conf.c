@@ -60,6 +60,12 @@ int main(void)
         ok(parse("", &c, &err) == 0 && c.interval_ns == CONF_DEFAULT_INTERVAL, "empty file keeps defaults");
         conf_free(&c);
 
+        conf_defaults(&c);
+        ok(parse("retention = 30d\n", &c, &err) == 0 && c.retention_ns == 30LL * 86400 * 1000000000LL, "retention 30d");
+        ok(parse("retention = forever\n", &c, &err) == 0 && c.retention_ns == 0, "retention forever");
+        conf_free(&c);
+        bad("retention = 10m\n", "test.conf:1: retention 10m is too short: at least 1h", "retention under an hour");
+        bad("retention = always\n", "retention 'always' is not a duration or 'forever'", "retention word");
         bad("interval = 1s\nintervl = 2s\n", "test.conf:2: unknown key 'intervl'", "unknown key, with line");
         bad("\n\ninterval = fast\n", "test.conf:3: interval 'fast' is not a duration", "bad duration");
         bad("interval = 5ms\n", "test.conf:1: interval 5ms is out of range (10ms..1m)", "interval below 10ms");

@@ -59,6 +59,8 @@ int main(void)
         is_str(buf, "10ms", "format 10ms");
         duration_format(300 * S, buf, sizeof buf);
         is_str(buf, "5m", "format 5m");
+        duration_format(2 * 86400 * S, buf, sizeof buf);
+        is_str(buf, "2d", "format 2d");
         duration_format(1500000000LL, buf, sizeof buf);
         is_str(buf, "1500ms", "format 1.5s as 1500ms");
 
