@@ -805,9 +805,9 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
                 json_object_foreach(tags, key, v) {
                         const char *val = json_is_string(v) ? json_string_value(v) : "(none)";
                         if (t++ == 0 && o->go.nby > 1)
-                                lo += (size_t)snprintf(line + lo, sizeof line - lo, "%s=%s", key, val);
+                                strbuf_appendf(line, sizeof line, &lo, "%s=%s", key, val);
                         else
-                                co += (size_t)snprintf(cat + co, co < sizeof cat ? sizeof cat - co : 0, "%s%s=%s", co ? " " : "",
+                                strbuf_appendf(cat, sizeof cat, &co, "%s%s=%s", co ? " " : "",
                                                        key, val);
                 }
                 if (!line[0])
@@ -838,7 +838,7 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
                         continue;
                 json_object_foreach(tags, key, v)
                         if (!(t++ == 0 && o->go.nby > 1))
-                                co += (size_t)snprintf(cat + co, co < sizeof cat ? sizeof cat - co : 0, "%s%s=%s", co ? " " : "",
+                                strbuf_appendf(cat, sizeof cat, &co, "%s%s=%s", co ? " " : "",
                                                        key, json_is_string(v) ? json_string_value(v) : "(none)");
                 json_array_foreach(cats, k, c)
                         if (streq(json_string_value(json_object_get(c, "label")), cat))
@@ -853,7 +853,7 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
                 char by[256] = "";
                 size_t bo = 0;
                 for (size_t k = (o->go.nby > 1); k < o->go.nby; k++)
-                        bo += (size_t)snprintf(by + bo, sizeof by - bo, "%s%s", bo ? ", " : "", o->go.by[k]);
+                        strbuf_appendf(by, sizeof by, &bo, "%s%s", bo ? ", " : "", o->go.by[k]);
                 set_text(p->xlabel, sizeof p->xlabel, "%s", by);
         }
         set_text(p->ylabel, sizeof p->ylabel, "%s", score);
@@ -899,7 +899,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
                                 for (size_t q = 0; q < runs[i].d.ntags; q++)
                                         if (streq(runs[i].d.tags[q].key, o->go.by[t]))
                                                 v = runs[i].d.tags[q].value;
-                                lo += (size_t)snprintf(label + lo, lo < sizeof label ? sizeof label - lo : 0, "%s%s=%s",
+                                strbuf_appendf(label, sizeof label, &lo, "%s%s=%s",
                                                        lo ? " " : "", o->go.by[t], v ? v : "(none)");
                         }
                 }

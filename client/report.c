@@ -294,7 +294,7 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
 {
         static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
                                             "VS_FIRST", NULL };
-        char start[32], dur[32], line[2048], tags[1024], scores[1024];
+        char start[32], dur[32], line[2048], tags[1024];
         struct libscols_table *tb;
         size_t len = 0;
 
@@ -303,10 +303,10 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
         format_kvs(tags, sizeof tags, r->d.tags, r->d.ntags);
         len = (size_t)snprintf(line, sizeof line, "%s: %s", r->info.name, r->info.status);
         if (r->info.has_exit_status)
-                len += (size_t)snprintf(line + len, sizeof line - len, ", exit %d", r->info.exit_status);
-        len += (size_t)snprintf(line + len, sizeof line - len, ", started %s, %s", start, dur);
+                strbuf_appendf(line, sizeof line, &len, ", exit %d", r->info.exit_status);
+        strbuf_appendf(line, sizeof line, &len, ", started %s, %s", start, dur);
         if (r->d.ntags)
-                len += (size_t)snprintf(line + len, sizeof line - len, ", %s", tags);
+                strbuf_appendf(line, sizeof line, &len, ", %s", tags);
         printf("%s\n", line);
         if (streq(r->info.status, "interrupted"))
                 printf("  INTERRUPTED: scalemond stopped during this run; its totals end at the last interval written\n");
@@ -320,19 +320,18 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                         char v[32];
                         double pct;
                         format_number(r->d.scores[i].value, v, sizeof v);
-                        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s=%s", i ? ", " : "",
+                        strbuf_appendf(line, sizeof line, &len, "%s%s=%s", i ? ", " : "",
                                                 r->d.scores[i].key, v);
                         if (b && report_pct_change(b->value, r->d.scores[i].value, &pct))
-                                len += (size_t)snprintf(line + len, sizeof line - len, " (%+.1f%%)", pct);
+                                strbuf_appendf(line, sizeof line, &len, " (%+.1f%%)", pct);
                 }
                 printf("  scores: %s\n", line);
-        } else
-                (void)scores;
+        }
         if (r->cpu_total > 0) {
                 len = 0;
                 for (int i = 0; i < 8; i++)
                         if (i < 4 || i == 7 || r->cpu_time[i] / r->cpu_total >= 0.0005)
-                                len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %.1f%%", len ? ", " : "",
+                                strbuf_appendf(line, sizeof line, &len, "%s%s %.1f%%", len ? ", " : "",
                                                         cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
                 printf("  cpu time: %s (of %.1f CPU-seconds)\n", line, r->cpu_total);
         }
@@ -643,7 +642,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         shown[m] = selm[m] && metric_table[m].source != SRC_PROCSTAT && (moved || any_metric_opt);
                         if (selm[m] && !shown[m] && have && !moved && metric_table[m].source != SRC_PROCSTAT &&
                             zl < sizeof zero - 64)
-                                zl += (size_t)snprintf(zero + zl, sizeof zero - zl, "%s%s", zl ? ", " : "",
+                                strbuf_appendf(zero, sizeof zero, &zl, "%s%s", zl ? ", " : "",
                                                        metric_table[m].name);
                 }
                 printf("%zu run%s\n\n", n, n == 1 ? "" : "s");

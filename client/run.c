@@ -633,7 +633,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 size_t len = 0;
                 for (size_t i = 0; i < o.nrx && len < sizeof sc - 80; i++)
                         if (o.rx[i].matched)
-                                len += (size_t)snprintf(sc + len, sizeof sc - len, " %s=%s", o.rx[i].key, o.rx[i].value);
+                                strbuf_appendf(sc, sizeof sc, &len, " %s=%s", o.rx[i].key, o.rx[i].value);
                 fprintf(stderr, "scalemonctl: run %s: %s, exit %d, real %.3fs user %.3fs sys %.3fs%s\n", o.name,
                         reply_str(reply, "run", "status"), code, (double)(t1 - t0) / 1e9,
                         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,

@@ -91,7 +91,7 @@ int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_in
                 if (sel->until_arg)
                         time_format_local(f.until, b, sizeof b);
                 for (size_t i = 0; i < sel->ntags && len < sizeof tags - 80; i++)
-                        len += (size_t)snprintf(tags + len, sizeof tags - len, "%s%s=%s", i ? "," : " tagged ",
+                        strbuf_appendf(tags, sizeof tags, &len, "%s%s=%s", i ? "," : " tagged ",
                                                 sel->tags[i].key, sel->tags[i].value);
                 free(*ret);
                 *ret = NULL;
@@ -133,7 +133,7 @@ void format_kvs(char *buf, size_t len, const struct store_kv *kv, size_t n)
         size_t o = 0;
         buf[0] = 0;
         for (size_t i = 0; i < n && o < len; i++)
-                o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", i ? " " : "", kv[i].key, kv[i].value);
+                strbuf_appendf(buf, len, &o, "%s%s=%s", i ? " " : "", kv[i].key, kv[i].value);
 }
 
 void format_scores(char *buf, size_t len, const struct store_score *sc, size_t n)
@@ -143,7 +143,7 @@ void format_scores(char *buf, size_t len, const struct store_score *sc, size_t n
         for (size_t i = 0; i < n && o < len; i++) {
                 char v[32];
                 format_number(sc[i].value, v, sizeof v);
-                o += (size_t)snprintf(buf + o, len - o, "%s%s=%s", i ? " " : "", sc[i].key, v);
+                strbuf_appendf(buf, len, &o, "%s%s=%s", i ? " " : "", sc[i].key, v);
         }
 }
 

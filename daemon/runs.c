@@ -102,7 +102,7 @@ int runs_pick(const struct runs *rs, const char *name, char **ret_err)
                 char list[512] = "";
                 size_t len = 0;
                 for (size_t i = 0; i < rs->n && len < sizeof list - 140; i++)
-                        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", rs->v[i].name);
+                        strbuf_appendf(list, sizeof list, &len, "%s%s", i ? ", " : "", rs->v[i].name);
                 *ret_err = errf("several runs are open (%s): name the one you mean", list);
                 return -EINVAL;
         }
@@ -209,7 +209,7 @@ json_t *runs_start(struct runs *rs, struct store *st, const struct sampler *sm, 
         duration_format(interval_ns, iv, sizeof iv);
         for (int m = 0; m < _M_MAX; m++)
                 if (!sampler_available(sm, m) && len < sizeof unavail - 64)
-                        len += (size_t)snprintf(unavail + len, sizeof unavail - len, "%s%s", len ? "," : "",
+                        strbuf_appendf(unavail, sizeof unavail, &len, "%s%s", len ? "," : "",
                                                 metric_table[m].name);
         extra[0] = (struct store_kv){ "interval", iv };
         extra[1] = (struct store_kv){ "scalemond_version", PACKAGE_VERSION };

@@ -8,6 +8,7 @@
 #define SCALEMON_MACRO_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,24 @@ static inline void closedirp_(DIR **d)
  * cleanup attribute on it no longer releases what was handed on. */
 #define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
 #define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -1; _fd; })
+
+/* Append to buf (size bytes) at *off, truncating rather than overflowing:
+ * *off never passes size - 1, so appends can be chained without checks. */
+static inline void strbuf_appendf(char *buf, size_t size, size_t *off, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static inline void strbuf_appendf(char *buf, size_t size, size_t *off, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        if (size == 0 || *off >= size - 1)
+                return;
+        va_start(ap, fmt);
+        n = vsnprintf(buf + *off, size - *off, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+                *off = MIN(*off + (size_t)n, size - 1);
+}
 
 static inline int negative_errno(void)
 {

@@ -320,18 +320,23 @@ int store_runs_open(struct store *s, struct run_info **ret, size_t *ret_n)
 
 int store_runs_list(struct store *s, const struct run_filter *f, struct run_info **ret, size_t *ret_n)
 {
-        char sql[4096];
+        char sql[16384];
         size_t len;
         sqlite3_stmt *st;
         int r;
 
-        len = (size_t)snprintf(sql, sizeof sql, "SELECT " RUN_COLUMNS " FROM run r WHERE start >= ?1 AND start <= ?2");
-        for (size_t i = 0; i < f->ntags && len < sizeof sql - 200; i++)
-                len += (size_t)snprintf(sql + len, sizeof sql - len,
-                                        " AND EXISTS (SELECT 1 FROM run_tag t WHERE t.run = r.id AND t.key = ?%zu "
-                                        "AND t.value = ?%zu)",
-                                        3 + 2 * i, 4 + 2 * i);
-        snprintf(sql + len, sizeof sql - len, " ORDER BY start, id");
+        len = 0;
+        strbuf_appendf(sql, sizeof sql, &len, "SELECT " RUN_COLUMNS " FROM run r WHERE start >= ?1 AND start <= ?2");
+        for (size_t i = 0; i < f->ntags; i++)
+                strbuf_appendf(sql, sizeof sql, &len,
+                               " AND EXISTS (SELECT 1 FROM run_tag t WHERE t.run = r.id AND t.key = ?%zu "
+                               "AND t.value = ?%zu)",
+                               3 + 2 * i, 4 + 2 * i);
+        strbuf_appendf(sql, sizeof sql, &len, " ORDER BY start, id");
+        if (len >= sizeof sql - 1) {
+                snprintf(s->errmsg, sizeof s->errmsg, "too many tags to select runs by");
+                return -E2BIG;
+        }
         if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "runs");
         sqlite3_bind_int64(st, 1, f->since);
