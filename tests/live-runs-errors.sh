@@ -91,6 +91,17 @@ else
         for i in $(seq 11); do echo "ok $((tap_n += 1)) # SKIP socat not installed"; done
 fi
 
+# --- the most a run may carry: 64 scores and 64 tags with the longest keys ---
+long=$(printf 'k%.0s' $(seq 64))
+sargs=(); targs=()
+for i in $(seq 10 73); do sargs+=(--score "${long:0:62}$i=$i.25"); targs+=(--tag "${long:0:62}$i=$(printf 'v%.0s' $(seq 250))"); done
+ctl run start biggest "${targs[@]}" >/dev/null && ctl run stop biggest "${sargs[@]}" >/dev/null
+ok $? "a run with 64 tags of 256 characters and 64 scores"
+ctl report --since biggest >/dev/null && ctl runs --since biggest >/dev/null && ctl --format csv report --since biggest >/dev/null
+ok $? "reports on it (fixed-size buffers truncate, never overflow)"
+[ "$(ctl --format json runs --since biggest | jpy 'len(d["runs"][0]["scores"]) + len(d["runs"][0]["tags"])')" = 128 ]
+ok $? "every score and tag kept"
+
 # --- kill -9 with a run open ---
 ctl run start crash1 --tag kind=crash >/dev/null
 "$WL/wl-pingpong" 5000 >/dev/null
