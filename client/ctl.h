@@ -88,6 +88,7 @@ int table_print(struct libscols_table *tb);     /* prints, frees; exit code */
 /* Verbs */
 int verb_status(struct ctl *ctl, int argc, char **argv);
 int verb_metrics(struct ctl *ctl, int argc, char **argv);
+int verb_reload(struct ctl *ctl, int argc, char **argv);
 int verb_query(struct ctl *ctl, int argc, char **argv);
 int verb_run(struct ctl *ctl, int argc, char **argv);
 int verb_runs(struct ctl *ctl, int argc, char **argv);

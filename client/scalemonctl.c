@@ -20,6 +20,7 @@ static const struct verb {
 } verbs[] = {
         { "status",  verb_status,  "status                      daemon state, interval, CPUs, nodes, metrics, database" },
         { "metrics", verb_metrics, "metrics                     the catalogue: name, scope, unit, source, availability" },
+        { "reload",  verb_reload,  "reload                      make scalemond read its configuration again; says if it refused it" },
         { "query",   verb_query,   "query METRIC [--cpu N | --node N | --per system|node|cpu]\n"
                                    "              [--since WHEN] [--until WHEN] [--step DUR]" },
         { "run",     verb_run,     "run start NAME [--tag K=V]...\n"

@@ -246,3 +246,24 @@ int verb_metrics(struct ctl *ctl, int argc, char **argv)
         json_decref(arr);
         return r;
 }
+
+int verb_reload(struct ctl *ctl, int argc, char **argv)
+{
+        json_t *req, *reply = NULL;
+        int r = no_args(argc, argv);
+
+        if (r)
+                return r < 0 ? EXIT_OK : r;
+        req = json_pack("{s:s}", "cmd", "reload");
+        r = ctl_request(ctl, req, -1, &reply);
+        json_decref(req);
+        if (r)
+                return r;
+        if (ctl->format == FORMAT_JSON) {
+                json_object_del(reply, "ok");
+                r = output_json(reply);
+        } else
+                printf("reloaded: %s\n", json_string_value(json_object_get(reply, "status")));
+        json_decref(reply);
+        return r;
+}

@@ -350,9 +350,11 @@ static void apply_overrides(struct manager *m, struct conf *c)
         }
 }
 
-/* SIGHUP: read the configuration again.  A broken one is refused and the
- * running one stays; a good one applies without a gap in the samples. */
-static int reload(struct manager *m)
+/* SIGHUP or the reload request: read the configuration again.  A broken
+ * one is refused (-EINVAL, *ret_err says file:line) and the running one
+ * stays; a good one applies without a gap in the samples.  Either way the
+ * daemon goes on; only -ENOMEM is fatal. */
+static int reload(struct manager *m, char **ret_err)
 {
         struct conf c;
         _cleanup_free_ char *err = NULL;
@@ -364,8 +366,11 @@ static int reload(struct manager *m)
         r = conf_load(m->config_path, m->config_missing_ok, &c, &err);
         if (r < 0) {
                 log_error("reload refused, keeping the running configuration: %s", err ? err : strerror(-r));
+                if (asprintf(ret_err, "reload refused, keeping the running configuration: %s",
+                             err ? err : strerror(-r)) < 0)
+                        *ret_err = NULL;
                 conf_free(&c);
-                return 0;
+                return r == -ENOMEM ? r : -EINVAL;
         }
         apply_overrides(m, &c);
         if (!c.database || !c.socket) {
@@ -388,6 +393,9 @@ static int reload(struct manager *m)
                 r = sampler_reconfigure(m->sampler, c.enabled, &serr);
                 if (r < 0) {
                         log_error("reload: cannot open the new metric set: %s", serr ? serr : strerror(-r));
+                        if (asprintf(ret_err, "reload: cannot open the new metric set: %s",
+                                     serr ? serr : strerror(-r)) < 0)
+                                *ret_err = NULL;
                         goto out;
                 }
                 log_unavailable(m);
@@ -429,9 +437,11 @@ out:
 static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata)
 {
         struct manager *m = userdata;
-        int r = reload(m);
-        if (r < 0) {
-                log_error("reload failed: %s", strerror(-r));
+        _cleanup_free_ char *err = NULL;
+        int r = reload(m, &err);
+
+        if (r == -ENOMEM) {
+                log_error("out of memory while reloading, stopping");
                 return sd_event_exit(m->event, EXIT_FAILURE);
         }
         return 0;
@@ -513,10 +523,8 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
                 reply = runs_mark(m->runs, m->store, req, ret_err);
                 break;
         case CMD_RELOAD:
-                if (reload(m) >= 0)
+                if (reload(m, ret_err) >= 0)
                         reply = json_pack("{s:s}", "status", m->status);
-                else if (asprintf(ret_err, "reload failed") < 0)
-                        *ret_err = NULL;
                 break;
         case CMD_IMPORT: {
                 size_t nruns = 0;

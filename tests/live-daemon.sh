@@ -76,6 +76,13 @@ grep -q "reload refused, keeping the running configuration: $TMP/live.conf:4: 'i
 ok $? "broken reload refused with file:line ($(grep 'reload refused' "$TMP/daemon.log"))"
 kill -0 "$DAEMON_PID"; ok $? "daemon still running"
 [ "$(interval_ns)" = 200000000 ]; ok $? "old interval still in force"
+out=$(ctl reload 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "reload refused, keeping the running configuration: $TMP/live.conf:4:"
+ok $? "scalemonctl reload says it was refused, with file:line ($out)"
+sed -i '$d' "$TMP/live.conf"
+out=$(ctl reload); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q "^reloaded: sampling .* every 200ms"; ok $? "and reloads a good one ($out)"
+kill -0 "$DAEMON_PID"; ok $? "daemon still running"
 
 # --- SIGINT stops cleanly too ---
 kill -INT "$DAEMON_PID"; wait "$DAEMON_PID"; ok $? "SIGINT: clean exit"
