@@ -742,12 +742,12 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct plot *p)
                         double l = json_number_value(json_object_get(u, "lambda")),
                                sg = json_number_value(json_object_get(u, "sigma")),
                                kp = json_number_value(json_object_get(u, "kappa"));
-                        snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))%s", l, sg, kp,
-                                 o->y_score ? "" : "");
-                        if (!o->y_score) {
-                                size_t len = strlen(expr);
-                                snprintf(expr + len, sizeof expr - len, "/%.10g*%.10g", x0, n0);
-                        }
+                        /* the fitted X(N), or as a speedup: X(N) / X(N0) * N0 */
+                        if (o->y_score)
+                                snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))", l, sg, kp);
+                        else
+                                snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))/%.10g*%.10g", l, sg,
+                                         kp, x0, n0);
                         snprintf(name, sizeof name, "USL fit%s%s (sigma %.3g, kappa %.3g)", o->series ? " " : "",
                                  o->series ? v : "", sg, kp);
                         add_func(p, name, expr, true, false);
