@@ -6,12 +6,15 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 tools/install-deps.sh
-[ -x configure ] || autoreconf -fi >/dev/null
-mkdir -p build
-[ -f build/Makefile ] || (cd build && ../configure -q)
-make -s -C build -j"$(nproc)" all tests/wl-pingpong tests/wl-mmapstorm tests/wl-thp
-B=$top/build
 rm -rf demo && mkdir -p demo     # a fresh database each time: run names are unique
+echo "== building (log: demo/build.log)"
+{
+        [ -x configure ] || autoreconf -fi
+        mkdir -p build
+        [ -f build/Makefile ] || (cd build && ../configure -q)
+        make -s -C build -j"$(nproc)" all tests/wl-pingpong tests/wl-mmapstorm tests/wl-thp
+} >demo/build.log 2>&1 || { tail -n 30 demo/build.log; echo "demo.sh: the build failed" >&2; exit 1; }
+B=$top/build
 export SCALEMON_DB=$top/demo/scalemon.db SCALEMON_SOCKET=$top/demo/control.sock
 
 echo "== scalemond --foreground --db demo/scalemon.db --interval 250ms (log: demo/scalemond.log)"
