@@ -59,6 +59,9 @@ void run_select_free(struct run_select *sel);
 /* List the selected runs, oldest first.  Returns 0, or an exit code after
  * printing why (bad WHEN, unknown run, no runs in range). */
 int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_info **ret, size_t *ret_n);
+/* --metric M[,M...] into sel[]: the first one given clears the default of
+ * all.  0 or EXIT_USAGE. */
+int parse_metric_option(const char *arg, bool *sel, bool *given);
 /* "K=V" for option opt: key and value checked, malloc'd.  0 or EXIT_USAGE. */
 int parse_key_value(const char *opt, const char *arg, bool value_is_number, char **ret_key, char **ret_value);
 

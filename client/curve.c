@@ -305,22 +305,9 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                                              optarg, why);
                         *(c == 'b' ? &by : c == 'r' ? &series : &score) = optarg;
                         break;
-                case 'm': {
-                        char buf[2048], *save = NULL, *tok;
-                        if (!metric_opt)
-                                for (int m = 0; m < _M_MAX; m++)
-                                        shown[m] = false;
-                        metric_opt = true;
-                        snprintf(buf, sizeof buf, "%s", optarg);
-                        for (tok = strtok_r(buf, ",", &save); tok && r == 0; tok = strtok_r(NULL, ",", &save)) {
-                                int m = metric_id_by_name(tok);
-                                if (m < 0)
-                                        r = ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)", tok);
-                                else
-                                        shown[m] = true;
-                        }
+                case 'm':
+                        r = parse_metric_option(optarg, shown, &metric_opt);
                         break;
-                }
                 case 's':
                 case 'u':
                 case 't':

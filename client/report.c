@@ -494,23 +494,9 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 case 't':
                         r = run_select_set(&sel, c, optarg);
                         break;
-                case 'm': {
-                        char buf[2048], *save = NULL, *tok;
-                        if (!any_metric_opt)
-                                for (int m = 0; m < _M_MAX; m++)
-                                        selm[m] = false;
-                        any_metric_opt = true;
-                        snprintf(buf, sizeof buf, "%s", optarg);
-                        for (tok = strtok_r(buf, ",", &save); tok && r == 0; tok = strtok_r(NULL, ",", &save)) {
-                                int m = metric_id_by_name(tok);
-                                if (m < 0)
-                                        r = ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)",
-                                                     tok);
-                                else
-                                        selm[m] = true;
-                        }
+                case 'm':
+                        r = parse_metric_option(optarg, selm, &any_metric_opt);
                         break;
-                }
                 case 'p':
                         if (streq(optarg, "system"))
                                 per = PER_SYSTEM;

@@ -38,6 +38,25 @@ int parse_key_value(const char *opt, const char *arg, bool value_is_number, char
         return 0;
 }
 
+int parse_metric_option(const char *arg, bool *sel, bool *given)
+{
+        char buf[2048], *save = NULL, *tok;
+
+        /* the first --metric replaces "all"; later ones add to it */
+        if (!*given)
+                for (int m = 0; m < _M_MAX; m++)
+                        sel[m] = false;
+        *given = true;
+        snprintf(buf, sizeof buf, "%s", arg);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                int m = metric_id_by_name(tok);
+                if (m < 0)
+                        return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)", tok);
+                sel[m] = true;
+        }
+        return 0;
+}
+
 int run_select_set(struct run_select *sel, int which, const char *arg)
 {
         switch (which) {

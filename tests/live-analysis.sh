@@ -13,7 +13,7 @@ for rep in 1 2 3; do
                         bail "run exec storm-t$t-r$rep failed"
         done
 done
-ok 0 "12 runs recorded"
+[ "$(ctl --format json runs --tag bench=mmapstorm | jpy 'len(d["runs"])')" = 12 ]; ok $? "12 runs recorded"
 ctl curve --by threads --metric lock_contentions,context_switches > "$TMP/curve.txt"; ok $? "curve --by threads"
 sed 's/^/# /' "$TMP/curve.txt"
 ctl --format json curve --by threads > "$TMP/curve.json"
