@@ -32,6 +32,12 @@ suite() {       # suite NAME CONFIGURE-ARGS...
         grep -E '^(FAIL|ERROR|XPASS|SKIP):' "$b/check.out" | sed "s/^/$name: /"
         grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$b/test-suite.log" | sed "s/^/$name: /"
         if [ -f "$b/test-suite.log" ]; then count "$b/test-suite.log"; else failed=$((failed + 1)); fi
+        [ "$name" = asan ] || return 0
+        echo "=== $name: make check-faults"
+        make -s -C "$b" check-faults >"$b/check-faults.out" 2>&1
+        grep -E '^(FAIL|ERROR|XPASS|SKIP):' "$b/check-faults.out" | sed "s/^/$name faults: /"
+        grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$b/test-faults.log" | sed "s/^/$name faults: /"
+        if [ -f "$b/test-faults.log" ]; then count "$b/test-faults.log"; else failed=$((failed + 1)); fi
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
