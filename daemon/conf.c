@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -25,6 +26,8 @@ void conf_defaults(struct conf *c)
         c->database = strdup(CONF_DEFAULT_DATABASE);
         c->socket = strdup(CONF_DEFAULT_SOCKET);
         c->control_group = strdup("scalemon");
+        c->backlog_limit = CONF_DEFAULT_BACKLOG;
+        c->wal_limit = CONF_DEFAULT_WAL;
         for (int m = 0; m < _M_MAX; m++)
                 c->enabled[m] = true;
 }
@@ -134,6 +137,74 @@ static int set_retention(struct parse_state *st, const char *value, char *err, s
         return 0;
 }
 
+/* SIZE: a number of bytes with an optional K, M or G (powers of 1024),
+ * optionally followed by "iB" or "B". */
+static int size_parse(const char *s, int64_t *ret)
+{
+        static const struct {
+                const char *suffix;
+                int shift;
+        } units[] = { { "", 0 }, { "B", 0 }, { "K", 10 }, { "KiB", 10 }, { "KB", 10 }, { "M", 20 }, { "MiB", 20 },
+                      { "MB", 20 }, { "G", 30 }, { "GiB", 30 }, { "GB", 30 } };
+        unsigned long long v;
+        char *end;
+
+        if (!isdigit((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno)
+                return -ERANGE;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (streq(end, units[i].suffix)) {
+                        if (v > (unsigned long long)(INT64_MAX >> units[i].shift))
+                                return -ERANGE;
+                        *ret = (int64_t)(v << units[i].shift);
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+void size_format(int64_t bytes, char *buf, size_t len)
+{
+        static const char *const unit[] = { "", "K", "M", "G" };
+        int i = 0;
+
+        while (i < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+                bytes /= 1024;
+                i++;
+        }
+        snprintf(buf, len, "%" PRId64 "%s", bytes, unit[i]);
+}
+
+static int set_limit(const char *key, int64_t *field, const char *value, char *err, size_t errlen)
+{
+        int64_t v;
+        int r = size_parse(value, &v);
+
+        if (r < 0) {
+                snprintf(err, errlen, "%s '%s' is not a size (bytes, or a number with K, M or G, e.g. 64M)", key,
+                         value);
+                return r;
+        }
+        if (v < CONF_MIN_LIMIT) {
+                snprintf(err, errlen, "%s %s is too small: at least 64K", key, value);
+                return -ERANGE;
+        }
+        *field = v;
+        return 0;
+}
+
+static int set_backlog_limit(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return set_limit("backlog_limit", &st->c.backlog_limit, value, err, errlen);
+}
+
+static int set_wal_limit(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return set_limit("wal_limit", &st->c.wal_limit, value, err, errlen);
+}
+
 static int set_control_group(struct parse_state *st, const char *value, char *err, size_t errlen)
 {
         struct conf *c = &st->c;
@@ -198,6 +269,8 @@ static const struct {
         { "socket",        set_socket },
         { "control_group", set_control_group },
         { "retention",     set_retention },
+        { "backlog_limit", set_backlog_limit },
+        { "wal_limit",     set_wal_limit },
         { "metrics",       set_metrics },
         { "exclude",       set_exclude },
 };

@@ -15,6 +15,9 @@
 #define CONF_MIN_INTERVAL     (10 * 1000 * 1000LL)
 #define CONF_MAX_INTERVAL     (60 * 1000 * 1000 * 1000LL)
 #define CONF_MIN_RETENTION    (3600LL * 1000 * 1000 * 1000)
+#define CONF_DEFAULT_BACKLOG  (64LL << 20)
+#define CONF_DEFAULT_WAL      (64LL << 20)
+#define CONF_MIN_LIMIT        (64LL << 10)
 
 struct conf {
         int64_t interval_ns;
@@ -22,10 +25,14 @@ struct conf {
         char *socket;
         char *control_group;            /* group allowed to change state */
         int64_t retention_ns;           /* samples older than this are deleted; 0: kept */
+        int64_t backlog_limit;          /* bytes of unwritten intervals held in memory */
+        int64_t wal_limit;              /* bytes the write-ahead log may reach */
         bool enabled[_M_MAX];
 };
 
 void conf_defaults(struct conf *c);
+/* 65536 -> "64K": the largest unit that divides the size exactly. */
+void size_format(int64_t bytes, char *buf, size_t len);
 void conf_free(struct conf *c);
 int conf_copy(struct conf *dst, const struct conf *src);
 

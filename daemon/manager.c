@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,7 +31,6 @@
 
 #define FLUSH_EVERY_NS     NSEC_PER_SEC
 #define CHECKPOINT_EVERY_S 60
-#define MAX_PENDING_TICKS  (10 * 60 * 100)   /* ten minutes at 10ms */
 #define PURGE_CHUNK        5000
 #define PURGE_BUDGET_NS    (200 * NSEC_PER_MSEC)
 
@@ -52,6 +52,13 @@ struct manager {
 
         struct tick *batch;                /* ticks not yet written */
         size_t nbatch, capbatch;
+        int64_t backlog_bytes;             /* memory held by batch[0..nbatch) */
+        struct {                           /* intervals dropped, not yet recorded */
+                int64_t start, end, intervals;
+                char reason[256];
+        } gap;
+        char hold_reason[160];             /* why the batch is not being written */
+        bool wal_held;                     /* a reader holds the WAL at wal_limit */
         int64_t last_flush_mono;
         int last_flush_err;                /* to log a failing flush once */
         int last_sample_err;
@@ -169,28 +176,51 @@ static int record_host(struct manager *m)
 
 /* ---- batching and flushing ---- */
 
+static int64_t tick_bytes(const struct tick *t)
+{
+        return (int64_t)(sizeof *t + t->capv * sizeof *t->v + t->capmux * sizeof *t->mux + t->capev * sizeof *t->ev);
+}
+
+/* The backlog is full: drop its oldest eighth, and remember the span lost
+ * so that it is written as a gap row with the next batch. */
+static void drop_oldest(struct manager *m)
+{
+        size_t n = MAX(m->nbatch / 8, (size_t)1);
+        char lim[32];
+
+        if (m->gap.intervals == 0) {
+                m->gap.start = m->batch[0].t;
+                snprintf(m->gap.reason, sizeof m->gap.reason, "backlog_limit reached while %s", m->hold_reason);
+                size_format(m->conf.backlog_limit, lim, sizeof lim);
+                log_error("unwritten intervals reached backlog_limit (%s): dropping the oldest; "
+                          "the gap will be recorded in the database", lim);
+        }
+        m->gap.end = m->batch[n - 1].t + m->batch[n - 1].dur;
+        m->gap.intervals += (int64_t)n;
+        for (size_t i = 0; i < n; i++) {
+                m->backlog_bytes -= tick_bytes(&m->batch[i]);
+                tick_clear(&m->batch[i]);
+        }
+        memmove(m->batch, m->batch + n, (m->nbatch - n) * sizeof *m->batch);
+        memset(m->batch + m->nbatch - n, 0, n * sizeof *m->batch);
+        m->nbatch -= n;
+}
+
 static int take_sample(struct manager *m)
 {
         struct tick *t;
         int r;
 
+        if (m->nbatch > 0 && m->backlog_bytes >= m->conf.backlog_limit)
+                drop_oldest(m);
         if (m->nbatch == m->capbatch) {
                 size_t cap = m->capbatch ? m->capbatch * 2 : 16;
-                struct tick *b;
-                if (cap > MAX_PENDING_TICKS + 1) {
-                        /* The database has been failing for long: drop the
-                         * oldest interval rather than grow without bound. */
-                        tick_clear(&m->batch[0]);
-                        memmove(m->batch, m->batch + 1, (m->nbatch - 1) * sizeof *m->batch);
-                        memset(&m->batch[--m->nbatch], 0, sizeof *m->batch);
-                } else {
-                        b = realloc(m->batch, cap * sizeof *b);
-                        if (!b)
-                                return -ENOMEM;
-                        memset(b + m->capbatch, 0, (cap - m->capbatch) * sizeof *b);
-                        m->batch = b;
-                        m->capbatch = cap;
-                }
+                struct tick *b = realloc(m->batch, cap * sizeof *b);
+                if (!b)
+                        return -ENOMEM;
+                memset(b + m->capbatch, 0, (cap - m->capbatch) * sizeof *b);
+                m->batch = b;
+                m->capbatch = cap;
         }
         t = &m->batch[m->nbatch];
         r = sampler_sample(m->sampler, t);
@@ -204,14 +234,19 @@ static int take_sample(struct manager *m)
                 log_info("sampling works again");
                 m->last_sample_err = 0;
         }
-        if (r > 0)
+        if (r > 0) {
+                m->backlog_bytes += tick_bytes(t);
                 m->nbatch++;
+        }
         return 0;
 }
 
 static int write_batch(struct manager *m)
 {
         int r = store_begin(m->store);
+
+        if (r >= 0 && m->gap.intervals > 0)
+                r = store_add_gap(m->store, m->gap.start, m->gap.end, m->gap.intervals, m->gap.reason);
 
         for (size_t i = 0; r >= 0 && i < m->nbatch; i++) {
                 const struct tick *t = &m->batch[i];
@@ -232,26 +267,74 @@ static int write_batch(struct manager *m)
         return r;
 }
 
-static int flush(struct manager *m)
+/* A reader that keeps a read transaction open pins the write-ahead log:
+ * nothing can be checkpointed past its snapshot, and every write makes
+ * the file longer.  Past wal_limit, hold the batch in memory until the
+ * reader lets go.  A run boundary (force) is written anyway: it is a few
+ * pages, and a run that cannot start is worse. */
+static bool wal_blocked(struct manager *m, bool force)
+{
+        char lim[32];
+        int r;
+
+        if (force || store_wal_size(m->store) < m->conf.wal_limit)
+                return false;
+        r = store_wal_reset(m->store);
+        if (r > 0) {
+                if (m->wal_held)
+                        log_info("the reader let go of the database: writing %zu held interval%s", m->nbatch,
+                                 m->nbatch == 1 ? "" : "s");
+                m->wal_held = false;
+                return false;
+        }
+        if (r < 0)              /* not a reader: let the write report it */
+                return false;
+        if (!m->wal_held) {
+                size_format(m->conf.wal_limit, lim, sizeof lim);
+                log_warning("the write-ahead log reached wal_limit (%s) and a reader holds the database: "
+                            "keeping samples in memory until it lets go", lim);
+                snprintf(m->hold_reason, sizeof m->hold_reason,
+                         "a reader held the database with the write-ahead log at wal_limit");
+        }
+        m->wal_held = true;
+        return true;
+}
+
+static int flush_batch(struct manager *m, bool force)
 {
         int r;
 
         m->last_flush_mono = now_monotonic_ns();
-        if (m->nbatch == 0)
+        if (m->nbatch == 0 && m->gap.intervals == 0)
                 return 0;
+        if (wal_blocked(m, force))
+                return -EBUSY;
         r = write_batch(m);
         if (r < 0) {
                 if (!m->last_flush_err)
                         log_error("cannot write to the database: %s; keeping %zu interval%s in memory and retrying",
                                   store_errmsg(m->store), m->nbatch, m->nbatch == 1 ? "" : "s");
+                snprintf(m->hold_reason, sizeof m->hold_reason, "the database could not be written (%.100s)",
+                         store_errmsg(m->store));
                 m->last_flush_err = r;
                 return r;
         }
         if (m->last_flush_err)
-                log_info("database writes work again");
+                log_info("database writes work again: wrote %zu held interval%s", m->nbatch,
+                         m->nbatch == 1 ? "" : "s");
+        if (m->gap.intervals > 0)
+                log_notice("recorded a gap of %" PRId64 " interval%s dropped from the backlog", m->gap.intervals,
+                           m->gap.intervals == 1 ? "" : "s");
         m->last_flush_err = 0;
+        m->gap.intervals = 0;
         m->nbatch = 0;
+        m->backlog_bytes = 0;
         return 0;
+}
+
+static int flush(struct manager *m)
+{
+        return flush_batch(m, false);
 }
 
 /* ---- event sources ---- */
@@ -319,11 +402,14 @@ static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
         struct manager *m = userdata;
         int r;
 
-        purge(m);
-        r = store_checkpoint(m->store, false);
-
-        if (r < 0)
-                log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
+        /* while writes fail, the flush has said so once; retrying the
+         * checkpoint and the purge would only say it again */
+        if (!m->last_flush_err) {
+                purge(m);
+                r = store_checkpoint(m->store, false);
+                if (r < 0)
+                        log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
+        }
         sd_event_source_set_time(src, usec + CHECKPOINT_EVERY_S * USEC_PER_SEC);
         return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
 }
@@ -456,7 +542,7 @@ static int snapshot(struct manager *m, struct snapshot_point *pt, char **ret_err
         int r = take_sample(m);
 
         if (r >= 0)
-                r = flush(m);
+                r = flush_batch(m, true);
         if (r >= 0)
                 r = store_last_tick(m->store, &pt->tick, &pt->time);
         if (r < 0 && asprintf(ret_err, "cannot take a snapshot: %s",

@@ -6,6 +6,8 @@
 
 #include "store.h"
 
+#define STORE_BUSY_TIMEOUT_MS 5000
+
 enum {
         STMT_ADD_TICK,
         STMT_ADD_SAMPLE,

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "macro.h"
+#include "pathsec.h"
 #include "schema.h"
 #include "store-internal.h"
 
@@ -186,7 +188,40 @@ static int make_parent(struct store *s)
         return 0;
 }
 
-static int open_writer_lock(struct store *s)
+/* Refuse a database, -wal or -shm that is a symlink another user planted
+ * (pathsec.h).  *ret_is_link: the database itself is an allowed symlink. */
+static int check_symlinks(struct store *s, bool *ret_is_link)
+{
+        static const char *const suffix[] = { "", "-wal", "-shm" };
+        struct stat st;
+
+        for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
+                _cleanup_free_ char *p = NULL;
+                uid_t link_uid, dir_uid;
+                int r;
+
+                if (asprintf(&p, "%s%s", s->path, suffix[i]) < 0)
+                        return -ENOMEM;
+                r = path_foreign_symlink(p, &link_uid, &dir_uid);
+                if (r < 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg, "cannot check database path %s: %s", p,
+                                 strerror(-r));
+                        return r;
+                }
+                if (r > 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg,
+                                 "database path %s is a symlink owned by uid %u, neither scalemond's user (uid %u) "
+                                 "nor the owner of its directory (uid %u): refusing to follow it; remove it or "
+                                 "use another --db",
+                                 p, (unsigned)link_uid, (unsigned)geteuid(), (unsigned)dir_uid);
+                        return -ELOOP;
+                }
+        }
+        *ret_is_link = lstat(s->path, &st) == 0 && S_ISLNK(st.st_mode);
+        return 0;
+}
+
+static int open_writer_lock(struct store *s, bool *ret_is_link)
 {
         _cleanup_close_ int fd = -1;
         struct stat st;
@@ -194,7 +229,11 @@ static int open_writer_lock(struct store *s)
 
         if (r < 0)
                 return r;
-        fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+        r = check_symlinks(s, ret_is_link);
+        if (r < 0)
+                return r;
+        /* Not a symlink when checked: then none may appear in between. */
+        fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | (*ret_is_link ? 0 : O_NOFOLLOW), 0640);
         if (fd < 0) {
                 r = negative_errno();
                 snprintf(s->errmsg, sizeof s->errmsg, "cannot open database %s: %s", s->path, strerror(-r));
@@ -222,6 +261,7 @@ static int open_writer_lock(struct store *s)
 int store_open(const char *path, enum store_mode mode, struct store **ret, char **ret_err)
 {
         struct store *s;
+        bool is_link = false;
         int flags, r;
 
         s = calloc(1, sizeof *s);
@@ -238,10 +278,10 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
         if (mode == STORE_WRITE) {
                 /* The lock comes first: a second daemon must not touch the
                  * database at all, not even to set its journal mode. */
-                r = open_writer_lock(s);
+                r = open_writer_lock(s, &is_link);
                 if (r < 0)
                         goto fail;
-                flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+                flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | (is_link ? 0 : SQLITE_OPEN_NOFOLLOW);
         } else {
                 if (access(path, F_OK) < 0) {
                         r = negative_errno();
@@ -261,7 +301,7 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
                 goto fail;
         }
         sqlite3_extended_result_codes(s->db, 1);
-        sqlite3_busy_timeout(s->db, 5000);
+        sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 
         r = check_is_ours(s);
         if (r < 0)
@@ -512,8 +552,12 @@ int store_commit(struct store *s)
         return step_once(s, STMT_COMMIT, "COMMIT");
 }
 
+/* After a failed statement SQLite may have rolled back already: then there
+ * is nothing to do, and the first error stays the one reported. */
 int store_rollback(struct store *s)
 {
+        if (sqlite3_get_autocommit(s->db))
+                return 0;
         return store_exec(s, "ROLLBACK");
 }
 
@@ -596,6 +640,23 @@ int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, co
         return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "event");
 }
 
+int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "INSERT INTO gap (start, end, intervals, reason) VALUES (?1, ?2, ?3, ?4)", -1,
+                               &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "gap");
+        sqlite3_bind_int64(st, 1, start_ns);
+        sqlite3_bind_int64(st, 2, end_ns);
+        sqlite3_bind_int64(st, 3, intervals);
+        sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "gap");
+        sqlite3_finalize(st);
+        return r;
+}
+
 int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *ret_deleted)
 {
         sqlite3_stmt *st;
@@ -643,6 +704,31 @@ int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *
         }
         *ret_deleted = (size_t)n;
         return 0;
+}
+
+int64_t store_wal_size(struct store *s)
+{
+        char path[PATH_MAX];
+        struct stat st;
+
+        if ((size_t)snprintf(path, sizeof path, "%s-wal", s->path) >= sizeof path || stat(path, &st) < 0)
+                return 0;
+        return (int64_t)st.st_size;
+}
+
+int store_wal_reset(struct store *s)
+{
+        int r;
+
+        /* no busy handler: a reader in the way answers BUSY at once */
+        sqlite3_busy_timeout(s->db, 0);
+        r = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+        sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+        if (r == SQLITE_OK)
+                return 1;
+        if (r == SQLITE_BUSY || r == SQLITE_LOCKED)
+                return 0;
+        return store_sqlite_error(s, "checkpoint");
 }
 
 int store_checkpoint(struct store *s, bool truncate)

@@ -64,7 +64,13 @@ int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_t
 int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, int64_t value, bool is_null);
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty);
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
+int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);
 int store_checkpoint(struct store *s, bool truncate);
+/* Size of the write-ahead log file in bytes (0 if there is none). */
+int64_t store_wal_size(struct store *s);
+/* Copy the whole WAL into the database and truncate it, without waiting:
+ * 1 if done, 0 if a reader still uses it (try later). */
+int store_wal_reset(struct store *s);
 /* Delete the samples (and ticks) of at most max_ticks of the oldest
  * intervals that ended before t_ns, in one transaction.  Runs and their
  * totals stay.  *ret_deleted: how many intervals went. */
@@ -152,6 +158,7 @@ struct run_info {
         double wall_s, user_s, sys_s;
         char *command;                  /* or NULL */
         bool imported;
+        int64_t dur_ns;                 /* CLOCK_MONOTONIC length from its ticks; -1 if unknown */
 };
 
 struct run_detail {

@@ -51,7 +51,7 @@ finish() {
 # start_daemon [ARGS...]: scalemond in the foreground on $DB; returns once
 # it has said it started, or bails out with its log.
 start_daemon() {
-        local before; before=$(grep -c 'started:' "$TMP/daemon.log" 2>/dev/null)
+        local before; touch "$TMP/daemon.log"; before=$(grep -c 'started:' "$TMP/daemon.log")
         "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" ${INTERVAL:+--interval "$INTERVAL"} "$@" \
                 >>"$TMP/daemon.log" 2>&1 &
         DAEMON_PID=$!
