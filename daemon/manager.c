@@ -238,6 +238,12 @@ static int take_sample(struct manager *m)
                 m->backlog_bytes += tick_bytes(t);
                 m->nbatch++;
         }
+        if (sampler_take_catalogue_change(m->sampler)) {
+                /* a counter failed and stopped: say so where users look */
+                if (sync_catalogue(m) < 0)
+                        log_warning("cannot record the metric catalogue: %s", store_errmsg(m->store));
+                set_status(m);
+        }
         return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "evgroup.h"
+#include "fault.h"
 #include "log.h"
 #include "macro.h"
 #include "perf.h"
@@ -29,6 +30,7 @@
 struct cpu_state {
         struct evgroup sw, hw;
         bool open;                              /* groups opened for this CPU */
+        bool read_failed;                       /* its last read() failed: said once */
         uint64_t stat_prev[PROCSTAT_FIELDS];
         bool stat_primed;
 };
@@ -64,6 +66,7 @@ struct sampler {
         bool *numa_primed;
 
         bool primed;
+        bool catalogue_changed;                 /* a metric stopped: tell the manager */
         int64_t last_mono, last_real;
         double clk_scale;                       /* seconds per USER_HZ tick */
 
@@ -205,30 +208,72 @@ static void close_cpu(struct sampler *s, int c)
         s->cpu[c].stat_primed = false;
 }
 
-/* Open both groups on CPU c.  Members that fail here but opened on the
- * first CPU are logged and left out on this CPU. */
-static int open_cpu(struct sampler *s, int c)
+/* evgroup_open(), except for events a test pretends are gone (fault.c). */
+static int open_group(struct evgroup *g, int c, const struct evspec *spec, size_t n, int *err)
 {
+        struct evspec keep[EVGROUP_MAX] = { 0 };
+        int kerr[EVGROUP_MAX], r;
+        size_t idx[EVGROUP_MAX], k = 0;
+
+        for (size_t i = 0; i < n && i < EVGROUP_MAX; i++) {
+                if (fault_vanished(spec[i].metric)) {
+                        err[i] = -ENOENT;
+                        continue;
+                }
+                idx[k] = i;
+                keep[k++] = spec[i];
+        }
+        r = evgroup_open(g, c, keep, k, kerr);
+        for (size_t j = 0; j < k; j++)
+                err[idx[j]] = r < 0 ? r : kerr[j];
+        return r;
+}
+
+/* Open both groups on CPU c.  Members that fail here but opened on the
+ * first CPU are logged and left out on this CPU; when the groups are
+ * reopened after a failed read (stop_failed), such a metric stops
+ * altogether: unavailable, with the reason. */
+static int open_cpu_groups(struct sampler *s, int c, bool stop_failed)
+{
+        struct {
+                struct evgroup *g;
+                const struct evspec *spec;
+                size_t n;
+        } grp[2] = { { &s->cpu[c].sw, s->sw_spec, s->nsw }, { &s->cpu[c].hw, s->hw_spec, s->nhw } };
         int err[EVGROUP_MAX], r;
         char why[256];
 
-        r = evgroup_open(&s->cpu[c].sw, c, s->sw_spec, s->nsw, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < s->nsw; i++)
-                if (err[i] < 0 && perf_classify(err[i]) != PERF_ERR_OFFLINE) {
-                        perf_why(err[i], why, sizeof why);
-                        log_cpu(LOG_WARNING, c, "cpu %d: %s not opened: %s", c,
-                                metric_table[s->sw_spec[i].metric].name, why);
+        for (int k = 0; k < 2; k++) {
+                r = open_group(grp[k].g, c, grp[k].spec, grp[k].n, err);
+                if (r < 0) {
+                        if (k == 1)
+                                evgroup_close(&s->cpu[c].sw);
+                        return r;
                 }
-        r = evgroup_open(&s->cpu[c].hw, c, s->hw_spec, s->nhw, err);
-        if (r < 0) {
-                evgroup_close(&s->cpu[c].sw);
-                return r;
+                for (size_t i = 0; i < grp[k].n; i++) {
+                        int m = grp[k].spec[i].metric;
+                        if (err[i] == 0 || perf_classify(err[i]) == PERF_ERR_OFFLINE)
+                                continue;
+                        perf_why(err[i], why, sizeof why);
+                        if (!stop_failed || !s->available[m]) {
+                                log_cpu(LOG_WARNING, c, "cpu %d: %s not opened: %s", c, metric_table[m].name, why);
+                                continue;
+                        }
+                        set_why(s, m, "stopped counting: after a failed read on cpu %d it could not be reopened: %s",
+                                c, why);
+                        s->available[m] = false;
+                        s->catalogue_changed = true;
+                        log_metric(LOG_ERR, metric_table[m].name, "%s stopped: %s", metric_table[m].name, s->why[m]);
+                }
         }
         s->cpu[c].open = true;
         s->cpu[c].stat_primed = false;
         return 0;
+}
+
+static int open_cpu(struct sampler *s, int c)
+{
+        return open_cpu_groups(s, c, false);
 }
 
 static int open_perf(struct sampler *s, char **ret_err)
@@ -262,7 +307,7 @@ static int open_perf(struct sampler *s, char **ret_err)
                 size_t counts[2] = { s->nsw, s->nhw };
                 for (int l = 0; l < 2; l++) {
                         struct evgroup g;
-                        r = evgroup_open(&g, first, lists[l], counts[l], err);
+                        r = open_group(&g, first, lists[l], counts[l], err);
                         if (r < 0) {
                                 perf_why(r, why, sizeof why);
                                 *ret_err = strdup(why);
@@ -590,7 +635,7 @@ static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, co
 
         if (g->n == 0)
                 return 0;
-        r = evgroup_read(g, &d);
+        r = fault_read_error(g->cpu, name) ? -EIO : evgroup_read(g, &d);
         if (r < 0)
                 return r;
         if (!d.valid)
@@ -612,17 +657,55 @@ static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, co
         return 0;
 }
 
+/* A group whose read() fails (not for an offline CPU): its metrics are
+ * not measured on that CPU this interval (NULL), and the CPU's groups are
+ * reopened; an event that cannot be reopened stops, with the reason, and
+ * the others go on. */
+static int read_failed(struct sampler *s, struct tick *t, int c, struct evgroup *g, const char *name, int err)
+{
+        bool stat_primed = s->cpu[c].stat_primed;
+        int r;
+
+        if (!s->cpu[c].read_failed)
+                log_cpu(LOG_WARNING, c, "cpu %d: reading its %s counters failed (%s); reopening them", c, name,
+                        strerror(-err));
+        s->cpu[c].read_failed = true;
+        for (size_t i = 0; i < g->n; i++) {
+                r = emit(s, t, g->metric[i], c, 0, true);
+                if (r < 0)
+                        return r;
+        }
+        close_cpu(s, c);
+        r = open_cpu_groups(s, c, true);
+        s->cpu[c].stat_primed = stat_primed;   /* /proc/stat is not affected */
+        return r == -ENODEV ? 0 : r;
+}
+
 static int sample_perf(struct sampler *s, struct tick *t)
 {
         for (int c = 0; c < s->map.ncpus; c++) {
-                bool stale = false;
+                struct cpu_state *cs = &s->cpu[c];
+                bool stale = false, failed = false;
                 int r;
 
-                if (!s->cpu[c].open)
+                if (!cs->open)
                         continue;
-                r = sample_group(s, t, &s->cpu[c].sw, "sw", &stale);
-                if (r >= 0)
-                        r = sample_group(s, t, &s->cpu[c].hw, "hw", &stale);
+                r = sample_group(s, t, &cs->sw, "sw", &stale);
+                if (r < 0 && r != -ENODEV && r != -ENOMEM) {
+                        r = read_failed(s, t, c, &cs->sw, "sw", r);
+                        failed = true;
+                }
+                if (r >= 0 && cs->open && !failed) {
+                        r = sample_group(s, t, &cs->hw, "hw", &stale);
+                        if (r < 0 && r != -ENODEV && r != -ENOMEM) {
+                                r = read_failed(s, t, c, &cs->hw, "hw", r);
+                                failed = true;
+                        }
+                }
+                if (r >= 0 && !failed && cs->read_failed) {
+                        log_cpu(LOG_NOTICE, c, "cpu %d: its counters read again", c);
+                        cs->read_failed = false;
+                }
                 if (r == -ENODEV || stale) {
                         close_cpu(s, c);
                         r = open_cpu(s, c);
@@ -631,6 +714,34 @@ static int sample_perf(struct sampler *s, struct tick *t)
                 }
                 if (r < 0)
                         return r;
+        }
+        return 0;
+}
+
+/* A metric stopped during this tick: leave it out of every CPU's groups.
+ * The groups are reopened and read once at once, so the next interval's
+ * deltas start now. */
+static int respec(struct sampler *s)
+{
+        build_specs(s, true);
+        for (int c = 0; c < s->map.ncpus; c++) {
+                struct evdelta d;
+                bool stat_primed = s->cpu[c].stat_primed;
+                int r;
+
+                if (!s->cpu[c].open)
+                        continue;
+                close_cpu(s, c);
+                r = open_cpu(s, c);
+                s->cpu[c].stat_primed = stat_primed;
+                if (r == -ENODEV)
+                        continue;
+                if (r < 0)
+                        return r;
+                if (s->cpu[c].sw.n)
+                        evgroup_read(&s->cpu[c].sw, &d);
+                if (s->cpu[c].hw.n)
+                        evgroup_read(&s->cpu[c].hw, &d);
         }
         return 0;
 }
@@ -738,9 +849,12 @@ int sampler_sample(struct sampler *s, struct tick *t)
         int r;
 
         t->nv = t->nmux = t->nev = 0;
+        fault_refresh();
         r = sample_hotplug(s, t);
         if (r >= 0)
                 r = sample_perf(s, t);
+        if (r >= 0 && s->catalogue_changed)
+                r = respec(s);
         if (r >= 0)
                 r = sample_procstat(s, t, emit_ok);
         if (r >= 0)
@@ -762,6 +876,13 @@ bool sampler_available(const struct sampler *s, int m) { return s->available[m];
 bool sampler_enabled(const struct sampler *s, int m) { return s->enabled[m]; }
 const char *sampler_why(const struct sampler *s, int m) { return s->available[m] ? NULL : s->why[m]; }
 int sampler_nloc(const struct sampler *s) { return s->nloc; }
+
+bool sampler_take_catalogue_change(struct sampler *s)
+{
+        bool changed = s->catalogue_changed;
+        s->catalogue_changed = false;
+        return changed;
+}
 const int64_t *sampler_totals(const struct sampler *s) { return s->totals; }
 
 double sampler_scale(const struct sampler *s, int m)

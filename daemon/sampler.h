@@ -69,6 +69,8 @@ const struct cpumap *sampler_cpumap(const struct sampler *s);
 bool sampler_available(const struct sampler *s, int metric);
 bool sampler_enabled(const struct sampler *s, int metric);
 const char *sampler_why(const struct sampler *s, int metric);   /* NULL if available */
+/* True once after a metric stopped while sampling (its counter failed). */
+bool sampler_take_catalogue_change(struct sampler *s);
 /* Per-metric factor from stored value to the catalogue unit. */
 double sampler_scale(const struct sampler *s, int metric);
 int sampler_count_available(const struct sampler *s);
