@@ -32,6 +32,7 @@
 #define FLUSH_EVERY_NS     NSEC_PER_SEC
 #define CHECKPOINT_EVERY_S 60
 #define PURGE_CHUNK        5000
+#define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
 #define PURGE_BUDGET_NS    (200 * NSEC_PER_MSEC)
 
 struct manager {
@@ -59,6 +60,10 @@ struct manager {
         } gap;
         char hold_reason[160];             /* why the batch is not being written */
         bool wal_held;                     /* a reader holds the WAL at wal_limit */
+        uint64_t nsamples;                 /* ticks taken so far */
+        struct snapshot_point last_snap;   /* the last run boundary's tick */
+        uint64_t last_snap_nsamples;
+        int64_t last_snap_mono;
         int64_t last_flush_mono;
         int last_flush_err;                /* to log a failing flush once */
         int last_sample_err;
@@ -237,6 +242,7 @@ static int take_sample(struct manager *m)
         if (r > 0) {
                 m->backlog_bytes += tick_bytes(t);
                 m->nbatch++;
+                m->nsamples++;
         }
         if (sampler_take_catalogue_change(m->sampler)) {
                 /* a counter failed and stopped: say so where users look */
@@ -542,15 +548,30 @@ static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, vo
 /* ---- control requests ---- */
 
 /* An immediate sample, written at once: a run's boundary falls exactly on
- * a tick boundary, and its totals are exact there. */
+ * a tick boundary, and its totals are exact there.  Requests that come
+ * within SNAPSHOT_REUSE_NS of the last boundary, with no tick since, share
+ * its tick: under a burst of run starts and stops from many clients the
+ * daemon samples once per burst, not once per request. */
 static int snapshot(struct manager *m, struct snapshot_point *pt, char **ret_err)
 {
-        int r = take_sample(m);
+        int64_t now = now_monotonic_ns();
+        int r;
 
+        if (m->last_snap_mono && m->nsamples == m->last_snap_nsamples && m->nbatch == 0 &&
+            now - m->last_snap_mono < SNAPSHOT_REUSE_NS) {
+                *pt = m->last_snap;
+                return 0;
+        }
+        r = take_sample(m);
         if (r >= 0)
                 r = flush_batch(m, true);
         if (r >= 0)
                 r = store_last_tick(m->store, &pt->tick, &pt->time);
+        if (r >= 0) {
+                m->last_snap = *pt;
+                m->last_snap_nsamples = m->nsamples;
+                m->last_snap_mono = now_monotonic_ns();
+        }
         if (r < 0 && asprintf(ret_err, "cannot take a snapshot: %s",
                               r == -ENOMEM ? "out of memory" : store_errmsg(m->store)) < 0)
                 *ret_err = NULL;
@@ -810,6 +831,10 @@ int manager_run(struct manager *m)
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         m->next_usec = now + interval_usec(m);
         r = sd_event_add_time(m->event, &m->tick_src, CLOCK_MONOTONIC, m->next_usec, 1, on_tick, m);
+        /* the tick goes before any client request waiting in the same
+         * iteration: a burst of requests must not delay sampling */
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->tick_src, SD_EVENT_PRIORITY_IMPORTANT);
         if (r >= 0)
                 r = sd_event_add_time(m->event, &m->checkpoint_src, CLOCK_MONOTONIC,
                                       now + CHECKPOINT_EVERY_S * USEC_PER_SEC, USEC_PER_SEC, on_checkpoint, m);
