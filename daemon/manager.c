@@ -211,6 +211,26 @@ static void drop_oldest(struct manager *m)
         m->nbatch -= n;
 }
 
+/* Zeros are not stored (schema invariant 1), so they are not held either;
+ * while writes are failing, each held interval keeps only the memory it
+ * needs, so that backlog_limit buys as many intervals as it can. */
+static void compact(struct manager *m, struct tick *t)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < t->nv; i++)
+                if (t->v[i].null || t->v[i].value != 0)
+                        t->v[k++] = t->v[i];
+        t->nv = k;
+        if ((m->last_flush_err || m->wal_held) && t->capv > k && k > 0) {
+                struct sample_value *v = realloc(t->v, k * sizeof *v);
+                if (v) {
+                        t->v = v;
+                        t->capv = k;
+                }
+        }
+}
+
 static int take_sample(struct manager *m)
 {
         struct tick *t;
@@ -240,6 +260,7 @@ static int take_sample(struct manager *m)
                 m->last_sample_err = 0;
         }
         if (r > 0) {
+                compact(m, t);
                 m->backlog_bytes += tick_bytes(t);
                 m->nbatch++;
                 m->nsamples++;
