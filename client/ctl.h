@@ -31,6 +31,13 @@ typedef int (*verb_fn)(struct ctl *ctl, int argc, char **argv);
 /* Print "scalemonctl: ..." to stderr and return code. */
 int ctl_fail(int code, const char *fmt, ...) _printf_(2, 3);
 
+/* getopt_long for verbs and main: on an unknown option, or one missing
+ * its value, prints one line naming it and how to get help, and returns
+ * '?'.  ctl_verb is what the hint names ("run start"). */
+struct option;
+extern const char *ctl_verb;
+int ctl_getopt(int argc, char **argv, const char *optstring, const struct option *options);
+
 /* The database, opened read-only the first time; NULL after printing why. */
 struct store *ctl_store(struct ctl *ctl);
 

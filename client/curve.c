@@ -295,7 +295,7 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
 
         for (int m = 0; m < _M_MAX; m++)
                 shown[m] = true;
-        while (r == 0 && (c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 'b':
                 case 'r':

@@ -33,7 +33,7 @@ int verb_export(struct ctl *ctl, int argc, char **argv)
         json_t *doc = NULL;
         int c, r = 0;
 
-        while (r == 0 && (c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl export [--since WHEN] [--until WHEN] [--tag K=V]... > FILE\n");
                         run_select_free(&sel);
@@ -79,7 +79,7 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
         json_t *req, *reply = NULL;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl import FILE   (FILE from scalemonctl export; - for standard input)\n");
                         return EXIT_OK;
@@ -88,6 +88,8 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
         }
         if (optind + 1 != argc)
                 return ctl_fail(EXIT_USAGE, "import takes one FILE (from scalemonctl export)");
+        if (argv[optind][0] == 0)
+                return ctl_fail(EXIT_USAGE, "import FILE: an empty name; give a file from scalemonctl export, or - for standard input");
         fd = streq(argv[optind], "-") ? dup(STDIN_FILENO) : open(argv[optind], O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return ctl_fail(EXIT_FAILED, "cannot open %s: %s", argv[optind], strerror(errno));

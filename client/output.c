@@ -12,16 +12,69 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "proto.h"
 #include "timeutil.h"
+
+/* An error is one line a person can read: control characters (a newline
+ * in a run name, in the daemon's reply) and bytes that are not UTF-8 are
+ * shown escaped (\n, \xff), and a message longer than CTL_FAIL_MAX (a
+ * 100 kB argument echoed back) keeps its head, which names the option, and
+ * its tail, which says what to do. */
+#define CTL_FAIL_MAX  400
+#define CTL_FAIL_KEEP 180
+
+static void put_escaped(const char *s, size_t n)
+{
+        for (size_t i = 0; i < n;) {
+                unsigned char c = (unsigned char)s[i];
+                size_t k = proto_utf8_char(s + i);
+
+                /* bytes that are not UTF-8 (a mistyped name, \xff) are
+                 * escaped too: the terminal would show them as garbage */
+                if (c == '\n')
+                        fputs("\\n", stderr);
+                else if (c == '\t')
+                        fputs("\\t", stderr);
+                else if (k == 0 || k > n - i)
+                        fprintf(stderr, "\\x%02x", c);
+                else {
+                        fwrite(s + i, 1, k, stderr);
+                        i += k;
+                        continue;
+                }
+                i++;
+        }
+}
 
 int ctl_fail(int code, const char *fmt, ...)
 {
+        _cleanup_free_ char *msg = NULL;
         va_list ap;
+        size_t n;
+        int k;
 
-        fputs("scalemonctl: ", stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        k = vasprintf(&msg, fmt, ap);
         va_end(ap);
+        fputs("scalemonctl: ", stderr);
+        if (k < 0) {
+                fputs("out of memory\n", stderr);
+                return code;
+        }
+        n = (size_t)k;
+        if (n <= CTL_FAIL_MAX)
+                put_escaped(msg, n);
+        else {
+                size_t head = CTL_FAIL_KEEP, tail = n - CTL_FAIL_KEEP;
+                /* cut between UTF-8 characters, not inside one */
+                while (head > 0 && ((unsigned char)msg[head] & 0xc0) == 0x80)
+                        head--;
+                while (tail < n && ((unsigned char)msg[tail] & 0xc0) == 0x80)
+                        tail++;
+                put_escaped(msg, head);
+                fprintf(stderr, "[...%zu bytes...]", tail - head);
+                put_escaped(msg + tail, n - tail);
+        }
         fputc('\n', stderr);
         return code;
 }

@@ -513,6 +513,9 @@ static int time_range(struct ctl *ctl, struct popts *o, struct plot *p, int64_t 
         if (o->run) {
                 struct run_info ri;
                 struct run_detail d;
+                const char *why;
+                if (!proto_valid_name(o->run, &why))
+                        return ctl_fail(EXIT_USAGE, "--run '%s': %s", o->run, why);
                 if (store_run_find(ctl->store, o->run, &ri) < 0)
                         return ctl_fail(EXIT_FAILED, "no run named '%s' (see scalemonctl runs)", o->run);
                 if (ri.imported) {
@@ -772,7 +775,7 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct plot *p)
 static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
 {
         struct rrun *runs = NULL;
-        json_t *groups = NULL, *all = NULL, *g, *cats = json_array();
+        json_t *groups = NULL, *all = NULL, *g, *cats;
         const char *score;
         size_t n = 0, i;
         struct pseries *hv;
@@ -782,6 +785,7 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
                 return ctl_fail(EXIT_USAGE, "plot groups needs --group-by TAG[,TAG...]");
         if ((r = report_load(ctl, &o->sel, &runs, &n)))
                 return r;
+        cats = json_array();    /* after the usage checks: they return early */
         score = curve_pick_score(runs, n, NULL, o->score, &r);
         if (!score || report_groups(runs, n, &o->go, &groups, &all) < 0) {
                 report_unload(runs, n);
@@ -973,7 +977,7 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
         const char *kind;
         int c, r = 0;
 
-        while (r == 0 && (c = getopt_long(argc, argv, "o:", options, NULL)) >= 0) {
+        while (r == 0 && (c = ctl_getopt(argc, argv, "o:", options)) >= 0) {
                 switch (c) {
                 case 'R':
                         o.run = optarg;

@@ -71,7 +71,7 @@ int verb_query(struct ctl *ctl, int argc, char **argv)
         int ncpu_map = 0, c, r;
         struct store *s;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 'c':
                         if ((r = ctl_int("--cpu", optarg, 0, 65535, &cpu)))

@@ -121,7 +121,7 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
         json_t *req, *reply = NULL;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl run start NAME [--tag K=V]...\n");
                         exec_opts_free(&o);
@@ -167,7 +167,7 @@ static int run_stop(struct ctl *ctl, int argc, char **argv)
         long ex;
         int c, r = 0;
 
-        while (r == 0 && (c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 char *k = NULL, *v = NULL;
                 switch (c) {
                 case 's':
@@ -225,7 +225,7 @@ static int run_mark(struct ctl *ctl, int argc, char **argv)
         const char *why;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl run mark [NAME] TEXT\n");
                         return EXIT_OK;
@@ -375,28 +375,47 @@ static void live_update(struct ctl *ctl, struct live *lv, const char *name)
         json_decref(reply);
 }
 
+/* The command as run exec records it: for people to read, so arguments
+ * with spaces are quoted, and what the protocol refuses in a text (control
+ * characters, bytes that are not UTF-8) is shown as \xNN.  It is cut at
+ * PROTO_MAX_COMMAND bytes, between characters. */
 static char *join_argv(char **argv, int n)
 {
-        size_t len = 1;
+        size_t len = 1, o = 0;
         char *s;
 
         for (int i = 0; i < n; i++)
-                len += strlen(argv[i]) + 3;
+                len += strlen(argv[i]) * 4 + 3;
         s = calloc(1, len);
         if (!s)
                 return NULL;
         for (int i = 0; i < n; i++) {
                 bool quote = strpbrk(argv[i], " \t'\"$") != NULL;
                 if (i)
-                        strcat(s, " ");
+                        s[o++] = ' ';
                 if (quote)
-                        strcat(s, "'");
-                strcat(s, argv[i]);
+                        s[o++] = '\'';
+                for (const char *p = argv[i]; *p;) {
+                        size_t k = proto_utf8_char(p);
+                        if (k == 0) {
+                                o += (size_t)sprintf(s + o, "\\x%02x", (unsigned char)*p);
+                                p++;
+                        } else {
+                                memcpy(s + o, p, k);
+                                o += k;
+                                p += k;
+                        }
+                }
                 if (quote)
-                        strcat(s, "'");
+                        s[o++] = '\'';
         }
-        if (strlen(s) > PROTO_MAX_COMMAND)
-                s[PROTO_MAX_COMMAND] = 0;
+        s[o] = 0;
+        if (o > PROTO_MAX_COMMAND) {
+                size_t cut = PROTO_MAX_COMMAND;
+                while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+                        cut--;
+                s[cut] = 0;
+        }
         return s;
 }
 
@@ -422,7 +441,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         /* Options stop at "--" (or at the command): what follows is the
          * command's.  NAME may come before or among the options. */
         for (;;) {
-                c = getopt_long(argc, argv, "+", options, NULL);
+                c = ctl_getopt(argc, argv, "+", options);
                 if (c < 0) {
                         if (!o.name && optind < argc && !streq(argv[optind - 1], "--")) {
                                 o.name = argv[optind++];
@@ -658,6 +677,9 @@ int verb_run(struct ctl *ctl, int argc, char **argv)
 {
         if (argc < 2)
                 return ctl_fail(EXIT_USAGE, "run needs start, stop, exec or mark");
+        if (streq(argv[1], "start") || streq(argv[1], "stop") || streq(argv[1], "exec") || streq(argv[1], "mark"))
+                ctl_verb = streq(argv[1], "start") ? "run start" : streq(argv[1], "stop") ? "run stop"
+                         : streq(argv[1], "exec") ? "run exec" : "run mark";
         if (streq(argv[1], "start"))
                 return run_start(ctl, argc - 1, argv + 1);
         if (streq(argv[1], "stop"))

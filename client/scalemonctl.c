@@ -2,12 +2,14 @@
  * helpers every verb uses to read arguments and the database. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl.h"
+#include "proto.h"
 #include "timeutil.h"
 
 #define DEFAULT_DB     "/var/lib/scalemon/scalemon.db"
@@ -56,6 +58,57 @@ static void help(void)
                DEFAULT_DB, DEFAULT_SOCKET, WHEN_FORMS, DURATION_FORMS);
 }
 
+const char *ctl_verb;
+
+int ctl_getopt(int argc, char **argv, const char *optstring, const struct option *options)
+{
+        char hint[64];
+        const char *a;
+        int c;
+
+        opterr = 0;
+        c = getopt_long(argc, argv, optstring, options, NULL);
+        if (c != '?' && c != ':')
+                return c;
+        snprintf(hint, sizeof hint, "try 'scalemonctl%s%s --help'", ctl_verb ? " " : "", ctl_verb ? ctl_verb : "");
+        a = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        if (startswith(a, "--")) {
+                const char *name = a + 2, *eq = strchr(name, '=');
+                size_t len = eq ? (size_t)(eq - name) : strlen(name);
+                const struct option *found = NULL;
+                int nfound = 0;
+
+                /* getopt_long takes unique abbreviations: so do we */
+                for (const struct option *o = options; o->name; o++)
+                        if (strncmp(o->name, name, len) == 0) {
+                                if (strlen(o->name) == len) {
+                                        found = o;
+                                        nfound = 1;
+                                        break;
+                                }
+                                found = o;
+                                nfound++;
+                        }
+                if (nfound == 1 && found->has_arg == required_argument && !eq)
+                        ctl_fail(EXIT_USAGE, "option '--%s' needs a value; %s", found->name, hint);
+                else if (nfound == 1 && found->has_arg == no_argument && eq)
+                        ctl_fail(EXIT_USAGE, "option '--%s' takes no value; %s", found->name, hint);
+                else if (nfound > 1)
+                        ctl_fail(EXIT_USAGE, "option '--%.*s' is ambiguous; %s", (int)len, name, hint);
+                else
+                        ctl_fail(EXIT_USAGE, "unknown option '--%.*s'; %s", (int)len, name, hint);
+        } else {
+                const char *p = optopt ? strchr(optstring, optopt) : NULL;
+                if (p && p[1] == ':')
+                        ctl_fail(EXIT_USAGE, "option '-%c' needs a value; %s", optopt, hint);
+                else if (optopt > 0x20 && optopt < 0x7f)
+                        ctl_fail(EXIT_USAGE, "unknown option '-%c'; %s", optopt, hint);
+                else
+                        ctl_fail(EXIT_USAGE, "unknown option '%s'; %s", a, hint);
+        }
+        return '?';
+}
+
 struct store *ctl_store(struct ctl *ctl)
 {
         _cleanup_free_ char *err = NULL;
@@ -74,9 +127,19 @@ struct store *ctl_store(struct ctl *ctl)
 int ctl_when(struct ctl *ctl, const char *opt, const char *arg, bool is_until, int64_t *ret)
 {
         struct run_info ri;
+        const char *why;
         struct store *s;
 
-        /* a run name first: names may look like anything a shell allows */
+        /* Not the shape of a run name (empty, a space, 100 kB): a time or
+         * bad usage, and no database is needed to tell. */
+        if (!proto_valid_name(arg, &why)) {
+                if (when_parse(arg, now_realtime_ns(), ret) == 0)
+                        return 0;
+                if (when_looks_like_time(arg))
+                        return ctl_fail(EXIT_USAGE, "%s '%s': not a time; use %s", opt, arg, WHEN_FORMS);
+                return ctl_fail(EXIT_USAGE, "%s '%s': not a run name or a time; use %s", opt, arg, WHEN_FORMS);
+        }
+        /* a run name first: names may look like times ("2026-11-30") */
         s = ctl_store(ctl);
         if (!s)
                 return EXIT_FAILED;
@@ -94,7 +157,10 @@ int ctl_when(struct ctl *ctl, const char *opt, const char *arg, bool is_until, i
 
 int ctl_duration(const char *opt, const char *arg, int64_t *ret)
 {
-        if (duration_parse(arg, ret) == 0 && *ret > 0)
+        size_t n = strlen(arg);
+
+        /* a unit is required: is "10" seconds or milliseconds? */
+        if (n > 0 && isalpha((unsigned char)arg[n - 1]) && duration_parse(arg, ret) == 0 && *ret > 0)
                 return 0;
         return ctl_fail(EXIT_USAGE, "%s '%s': not a duration; use %s", opt, arg, DURATION_FORMS);
 }
@@ -129,7 +195,7 @@ int main(int argc, char **argv)
         ctl.socket_path = getenv("SCALEMON_SOCKET") ? getenv("SCALEMON_SOCKET") : DEFAULT_SOCKET;
 
         /* "+": options end at the verb; the verb parses the rest. */
-        while ((c = getopt_long(argc, argv, "+", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "+", options)) >= 0) {
                 switch (c) {
                 case 'd':
                         ctl.db_path = optarg;
@@ -154,8 +220,7 @@ int main(int argc, char **argv)
                         printf("scalemonctl %s\n", PACKAGE_VERSION);
                         return EXIT_OK;
                 default:
-                        fprintf(stderr, "Try 'scalemonctl --help'.\n");
-                        return EXIT_USAGE;
+                        return EXIT_USAGE;      /* ctl_getopt said why */
                 }
         }
         if (optind >= argc)
@@ -164,6 +229,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (streq(verbs[i].name, argv[optind])) {
                         int v = optind;
+                        ctl_verb = verbs[i].name;
                         optind = 0;     /* verbs run getopt again on their own argv */
                         r = verbs[i].fn(&ctl, argc - v, argv + v);
                         store_close(ctl.store);

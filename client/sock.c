@@ -20,8 +20,15 @@ int ctl_connect(struct ctl *ctl, bool quiet)
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         int fd, r;
 
-        if (ctl->sock_fd >= 0)
-                return 0;
+        if (ctl->sock_fd >= 0) {
+                /* The daemon sends nothing unasked: a reused connection that
+                 * is readable was closed as idle (scalemond(8)); connect again. */
+                struct pollfd p = { .fd = ctl->sock_fd, .events = POLLIN };
+                if (poll(&p, 1, 0) == 0)
+                        return 0;
+                close(ctl->sock_fd);
+                ctl->sock_fd = -1;
+        }
         if (strlen(ctl->socket_path) >= sizeof sa.sun_path)
                 return quiet ? EXIT_FAILED
                              : ctl_fail(EXIT_USAGE, "--socket %s: longer than a UNIX socket path may be",

@@ -16,7 +16,7 @@ static int no_args(int argc, char **argv)
         static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
         int c;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl %s\n", argv[0]);
                         return -1;

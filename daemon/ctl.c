@@ -8,6 +8,11 @@
  * and SO_PEERGROUPS: uid 0, the daemon's own uid, or a member of the
  * control group.  An import passes its file as a descriptor (SCM_RIGHTS),
  * so the daemon never opens a path on a client's behalf.
+ *
+ * The daemon is one event loop, so a client must not be able to hold it
+ * or its memory: the limits in ctl.h (invariants 1-4) bound the number of
+ * connections, the input and output kept per connection, and how long a
+ * connection may stay without sending a complete request.
  */
 #include "config.h"
 
@@ -16,29 +21,35 @@
 #include <grp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
 #include "ctl.h"
 #include "log.h"
 #include "macro.h"
+#include "pathsec.h"
 
-#define MAX_CLIENTS 64
+#define IDLE_USEC ((uint64_t)CTL_IDLE_TIMEOUT_S * USEC_PER_SEC)
 
 struct client {
         struct ctl_server *srv;
         sd_event_source *src;
+        sd_event_source *idle_src;     /* closes the connection, invariant 4 */
         int fd;
         struct ucred cred;
         gid_t groups[64];              /* supplementary groups at connect time */
         int ngroups;
-        char *in;                      /* partial request, up to PROTO_MAX_LINE */
+        char *in;                      /* unparsed input, CTL_MAX_LINE bytes (invariant 2) */
         size_t inlen;
         char *out;                     /* replies not yet written */
         size_t outlen, outoff;
+        uint64_t requests;             /* complete requests handled */
         int passed_fd;                 /* SCM_RIGHTS, for the next request */
-        bool discarding;               /* skipping the rest of an oversized line */
+        bool held;                     /* input held back by invariant 3, logged */
         bool closing;                  /* close once out is written */
+        bool draining;                 /* closing after an oversized line: input read and dropped */
+        size_t drained;                /* bytes dropped so far, at most CTL_MAX_LINE */
         struct client *next;
 };
 
@@ -55,6 +66,8 @@ struct ctl_server {
         char *group_name;
         struct client *clients;
         int nclients;
+        unsigned refused;              /* turned away since the last log line */
+        uint64_t refused_logged;       /* when that line was logged (monotonic usec) */
 };
 
 static void client_free(struct client *c)
@@ -68,6 +81,7 @@ static void client_free(struct client *c)
                 }
         c->srv->nclients--;
         sd_event_source_disable_unref(c->src);
+        sd_event_source_disable_unref(c->idle_src);
         if (c->fd >= 0)
                 close(c->fd);
         if (c->passed_fd >= 0)
@@ -77,18 +91,23 @@ static void client_free(struct client *c)
         free(c);
 }
 
-static bool permitted(struct ctl_server *srv, const struct client *c)
+static bool permitted(struct ctl_server *srv, const struct ucred *cred, const gid_t *groups, int ngroups)
 {
-        if (c->cred.uid == 0 || c->cred.uid == geteuid())
+        if (cred->uid == 0 || cred->uid == geteuid())
                 return true;
         if (!srv->has_group)
                 return false;
-        if (c->cred.gid == srv->group)
+        if (cred->gid == srv->group)
                 return true;
-        for (int i = 0; i < c->ngroups; i++)
-                if (c->groups[i] == srv->group)
+        for (int i = 0; i < ngroups; i++)
+                if (groups[i] == srv->group)
                         return true;
         return false;
+}
+
+static size_t pending(const struct client *c)
+{
+        return c->outlen - c->outoff;
 }
 
 static int queue(struct client *c, json_t *reply)
@@ -128,6 +147,13 @@ static void handle_line(struct client *c, const char *line, size_t len)
         _cleanup_free_ char *err = NULL;
         json_t *reply;
         int fd = c->passed_fd;
+        uint64_t now;
+
+        /* A complete request: the connection is not idle (invariant 4). */
+        c->requests++;
+        if (sd_event_now(srv->event, CLOCK_MONOTONIC, &now) >= 0 &&
+            sd_event_source_set_time(c->idle_src, now + IDLE_USEC) >= 0)
+                sd_event_source_set_enabled(c->idle_src, SD_EVENT_ONESHOT);
 
         c->passed_fd = -1;
         if (proto_parse_request(line, len, &req, &err) < 0) {
@@ -135,7 +161,7 @@ static void handle_line(struct client *c, const char *line, size_t len)
                 queue_error(c, err ? err : "invalid request");
                 goto out;
         }
-        if (proto_cmd_changes_state(req.cmd) && !permitted(srv, c)) {
+        if (proto_cmd_changes_state(req.cmd) && !permitted(srv, &c->cred, c->groups, c->ngroups)) {
                 char msg[256];
                 snprintf(msg, sizeof msg,
                          "permission denied: uid %u is not root, not scalemond's user and not in group %s",
@@ -162,110 +188,244 @@ out:
                 close(fd);
 }
 
+/* Handle the complete lines in c->in, as long as the replies are read
+ * (invariant 3); keep the partial rest.  Returns whether any was handled. */
+static bool handle_input(struct client *c)
+{
+        size_t start = 0;
+        char *nl;
+
+        while (!c->closing && pending(c) <= CTL_MAX_OUTPUT &&
+               (nl = memchr(c->in + start, '\n', c->inlen - start))) {
+                size_t len = (size_t)(nl - (c->in + start));
+                handle_line(c, c->in + start, len);
+                start += len + 1;
+        }
+        if (start > 0) {
+                memmove(c->in, c->in + start, c->inlen - start);
+                c->inlen -= start;
+        }
+        if (!c->closing && c->inlen >= CTL_MAX_LINE) {
+                /* invariant 2: a full buffer and no newline */
+                char msg[96];
+                snprintf(msg, sizeof msg, "request longer than %d bytes; closing the connection", CTL_MAX_LINE);
+                queue_error(c, msg);
+                log_warning("control: request from pid %d (uid %u) longer than %d bytes, connection closed",
+                            (int)c->cred.pid, (unsigned)c->cred.uid, CTL_MAX_LINE);
+                /* The client may still be writing the line: read and drop
+                 * up to as much again, so that it sees the answer rather
+                 * than a broken pipe, then close. */
+                c->closing = c->draining = true;
+                c->inlen = 0;
+        }
+        if (!c->closing && pending(c) > CTL_MAX_OUTPUT && !c->held) {
+                log_notice("control: pid %d (uid %u) does not read its replies (%zu bytes waiting); "
+                           "its further requests wait", (int)c->cred.pid, (unsigned)c->cred.uid, pending(c));
+                c->held = true;
+        }
+        return start > 0;
+}
+
 static int flush_out(struct client *c)
 {
         while (c->outoff < c->outlen) {
                 ssize_t k = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (k < 0) {
                         if (errno == EAGAIN || errno == EINTR)
-                                return 0;
+                                break;
                         return negative_errno();
                 }
                 c->outoff += (size_t)k;
         }
-        c->outlen = c->outoff = 0;
+        if (c->outoff == c->outlen) {
+                c->outlen = c->outoff = 0;
+                c->held = false;
+        } else if (c->outoff >= CTL_MAX_OUTPUT) {
+                memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
+                c->outlen -= c->outoff;
+                c->outoff = 0;
+        }
         return 0;
+}
+
+/* Read what the client sent, with any descriptor passed along. */
+static int read_input(struct client *c)
+{
+        char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+        struct iovec iov;
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+        ssize_t k;
+
+        if (!c->in) {
+                c->in = malloc(CTL_MAX_LINE);
+                if (!c->in)
+                        return -ENOMEM;
+        }
+        iov = (struct iovec){ .iov_base = c->in + c->inlen, .iov_len = CTL_MAX_LINE - c->inlen };
+        k = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (k < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
+        if (k == 0)
+                return -ECONNRESET;
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+                        size_t nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        int *fds = (int *)CMSG_DATA(cm);
+                        for (size_t i = 0; i < nfds; i++) {
+                                if (c->passed_fd < 0 && i == 0)
+                                        c->passed_fd = fds[i];
+                                else
+                                        close(fds[i]);
+                        }
+                }
+        c->inlen += (size_t)k;
+        return 1;
+}
+
+/* After an oversized line: drop input until the client stops sending or
+ * another CTL_MAX_LINE bytes came.  Returns whether to close now. */
+static bool drain_input(struct client *c)
+{
+        char buf[8192];
+        ssize_t k = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+
+        if (k < 0)
+                return !(errno == EAGAIN || errno == EINTR);
+        if (k == 0)
+                return true;
+        c->drained += (size_t)k;
+        return c->drained > CTL_MAX_LINE;
+}
+
+/* Read, handle, write.  Returns -1 once c has been freed. */
+static int client_io(struct client *c, uint32_t revents)
+{
+        uint32_t events;
+
+        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR) && c->draining) {
+                if (drain_input(c)) {
+                        flush_out(c);
+                        goto gone;
+                }
+        } else if (revents & EPOLLIN && !c->closing && pending(c) <= CTL_MAX_OUTPUT && c->inlen < CTL_MAX_LINE) {
+                int r = read_input(c);
+                if (r == -ECONNRESET && pending(c) > 0)
+                        c->closing = true;      /* it sent all it will: answer, then close */
+                else if (r < 0)
+                        goto gone;
+        } else if (revents & (EPOLLHUP | EPOLLERR) && !(revents & EPOLLOUT) && pending(c) == 0)
+                goto gone;
+        for (;;) {
+                bool handled = handle_input(c);
+                size_t before = pending(c);
+
+                if (flush_out(c) < 0)
+                        goto gone;
+                /* written out: requests held back by invariant 3 may go on */
+                if (!handled && pending(c) == before)
+                        break;
+        }
+        if (c->closing && !c->draining && pending(c) == 0)
+                goto gone;
+        events = 0;
+        if (c->draining || (!c->closing && pending(c) <= CTL_MAX_OUTPUT && c->inlen < CTL_MAX_LINE))
+                events |= EPOLLIN;
+        if (pending(c) > 0)
+                events |= EPOLLOUT;
+        sd_event_source_set_io_events(c->src, events);
+        return 0;
+gone:
+        client_free(c);
+        return -1;
 }
 
 static int on_client(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
-        struct client *c = userdata;
-        char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-        char buf[8192];
-        struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-        ssize_t k;
-
-        if (revents & EPOLLIN && !c->closing) {
-                k = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-                if (k < 0 && (errno == EAGAIN || errno == EINTR))
-                        goto write;
-                if (k <= 0) {
-                        client_free(c);
-                        return 0;
-                }
-                for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-                        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-                                size_t nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                                int *fds = (int *)CMSG_DATA(cm);
-                                for (size_t i = 0; i < nfds; i++) {
-                                        if (c->passed_fd < 0 && i == 0)
-                                                c->passed_fd = fds[i];
-                                        else
-                                                close(fds[i]);
-                                }
-                        }
-                for (ssize_t i = 0; i < k; i++) {
-                        if (buf[i] == '\n') {
-                                if (!c->discarding)
-                                        handle_line(c, c->in ? c->in : "", c->inlen);
-                                c->discarding = false;
-                                c->inlen = 0;
-                                continue;
-                        }
-                        if (c->discarding)
-                                continue;
-                        if (c->inlen + 1 >= PROTO_MAX_LINE) {
-                                /* answer now, drop the rest of the line */
-                                queue_error(c, "request longer than 65536 bytes");
-                                log_warning("control: request from pid %d longer than 65536 bytes, ignored",
-                                            (int)c->cred.pid);
-                                c->discarding = true;
-                                c->inlen = 0;
-                                continue;
-                        }
-                        if (!c->in) {
-                                c->in = malloc(PROTO_MAX_LINE);
-                                if (!c->in) {
-                                        client_free(c);
-                                        return 0;
-                                }
-                        }
-                        c->in[c->inlen++] = buf[i];
-                }
-        } else if (revents & (EPOLLHUP | EPOLLERR) && !(revents & EPOLLOUT)) {
-                client_free(c);
-                return 0;
-        }
-write:
-        if (flush_out(c) < 0) {
-                client_free(c);
-                return 0;
-        }
-        if (c->closing && c->outlen == 0) {
-                client_free(c);
-                return 0;
-        }
-        sd_event_source_set_io_events(src, c->outlen ? EPOLLIN | EPOLLOUT : EPOLLIN);
+        client_io(userdata, revents);
         return 0;
+}
+
+static int on_idle(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct client *c = userdata;
+        uint64_t before = c->requests;
+        int avail = 0;
+
+        /* A request that arrived with the deadline is still served. */
+        if (!c->closing && ioctl(c->fd, FIONREAD, &avail) == 0 && avail > 0) {
+                if (client_io(c, EPOLLIN) < 0 || c->requests != before)
+                        return 0;
+        }
+        if (pending(c) > CTL_MAX_OUTPUT)
+                log_notice("control: closing the connection of pid %d (uid %u): %zu bytes of replies unread for "
+                           "%ds", (int)c->cred.pid, (unsigned)c->cred.uid, pending(c), CTL_IDLE_TIMEOUT_S);
+        else if (c->inlen > 0)
+                log_notice("control: closing the connection of pid %d (uid %u): %zu bytes without a newline "
+                           "for %ds", (int)c->cred.pid, (unsigned)c->cred.uid, c->inlen, CTL_IDLE_TIMEOUT_S);
+        else
+                log_debug("control: closing the idle connection of pid %d (uid %u)", (int)c->cred.pid,
+                         (unsigned)c->cred.uid);
+        if (pending(c) <= CTL_MAX_OUTPUT) {
+                /* said once, if it fits; the daemon does not wait for it */
+                char msg[96];
+                snprintf(msg, sizeof msg, "idle for %ds without a complete request; closing the connection",
+                         CTL_IDLE_TIMEOUT_S);
+                queue_error(c, msg);
+                flush_out(c);
+        }
+        client_free(c);
+        return 0;
+}
+
+/* Invariant 1: turn a connection away with one line; log once per burst
+ * (at most once per idle timeout while it lasts). */
+static void refuse(struct ctl_server *srv, int cfd)
+{
+        static const char msg[] = "{\"ok\":false,\"error\":\"too many connections; try again later\"}\n";
+        uint64_t now = 0;
+
+        if (send(cfd, msg, sizeof msg - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+                /* it is being turned away anyway */
+        }
+        close(cfd);
+        sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
+        srv->refused++;
+        if (srv->refused_logged == 0 || now >= srv->refused_logged + IDLE_USEC) {
+                log_warning("control: too many connections (%d open, at most %d, %d of them kept for peers who may "
+                            "change state): turning new ones away (%u since the last such message)",
+                            srv->nclients, CTL_MAX_CLIENTS, CTL_RESERVED_CLIENTS, srv->refused);
+                srv->refused_logged = now;
+                srv->refused = 0;
+        }
 }
 
 static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userdata)
 {
         struct ctl_server *srv = userdata;
         struct client *c;
+        struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+        gid_t groups[64];
+        int ngroups = 0;
         socklen_t len;
+        bool may_change;
+        uint64_t now;
         int cfd, r;
 
         cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (cfd < 0)
                 return 0;
-        if (srv->nclients >= MAX_CLIENTS) {
-                static const char msg[] = "{\"ok\":false,\"error\":\"too many connections; try again\"}\n";
-                if (send(cfd, msg, sizeof msg - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-                        /* it is being turned away anyway */
-                }
-                close(cfd);
+        len = sizeof cred;
+        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+                cred.uid = (uid_t)-1;
+                cred.gid = (gid_t)-1;
+        }
+        len = sizeof groups;
+        if (getsockopt(cfd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0)
+                ngroups = (int)(len / sizeof(gid_t));
+        may_change = permitted(srv, &cred, groups, ngroups);
+        if (srv->nclients >= CTL_MAX_CLIENTS ||
+            (!may_change && srv->nclients >= CTL_MAX_CLIENTS - CTL_RESERVED_CLIENTS)) {
+                refuse(srv, cfd);
                 return 0;
         }
         c = calloc(1, sizeof *c);
@@ -276,16 +436,17 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
         c->srv = srv;
         c->fd = cfd;
         c->passed_fd = -1;
-        len = sizeof c->cred;
-        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-                c->cred.uid = (uid_t)-1;
-                c->cred.gid = (gid_t)-1;
-        }
-        len = sizeof c->groups;
-        if (getsockopt(cfd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &len) == 0)
-                c->ngroups = (int)(len / sizeof(gid_t));
-        r = sd_event_add_io(srv->event, &c->src, cfd, EPOLLIN, on_client, c);
+        c->cred = cred;
+        memcpy(c->groups, groups, sizeof groups);
+        c->ngroups = ngroups;
+        r = sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_time(srv->event, &c->idle_src, CLOCK_MONOTONIC, now + IDLE_USEC, USEC_PER_SEC / 10,
+                                      on_idle, c);
+        if (r >= 0)
+                r = sd_event_add_io(srv->event, &c->src, cfd, EPOLLIN, on_client, c);
         if (r < 0) {
+                sd_event_source_disable_unref(c->idle_src);
                 close(cfd);
                 free(c);
                 return 0;
@@ -327,6 +488,7 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
         struct ctl_server *srv;
         struct stat st;
         _cleanup_free_ char *dir = NULL;
+        uid_t link_uid, dir_uid;
         char *slash;
         int r;
 
@@ -352,13 +514,23 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
         slash = strrchr(dir, '/');
         if (slash && slash != dir) {
                 *slash = 0;
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                if (mkdir(dir, CTL_SOCKET_DIR_MODE) < 0 && errno != EEXIST) {
                         r = negative_errno();
                         if (asprintf(ret_err, "cannot create the socket directory %s: %s", dir, strerror(-r)) < 0)
                                 *ret_err = NULL;
                         ctl_server_free(srv);
                         return r;
                 }
+        }
+        r = path_foreign_symlink(path, &link_uid, &dir_uid);
+        if (r > 0) {
+                if (asprintf(ret_err, "control socket %s is a symlink owned by uid %u, neither scalemond's user "
+                                      "(uid %u) nor the owner of its directory (uid %u): refusing to follow it; "
+                                      "remove it or use another --socket",
+                             path, (unsigned)link_uid, (unsigned)geteuid(), (unsigned)dir_uid) < 0)
+                        *ret_err = NULL;
+                ctl_server_free(srv);
+                return -ELOOP;
         }
         if (lstat(path, &st) == 0) {
                 if (!S_ISSOCK(st.st_mode)) {
@@ -389,8 +561,9 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
         }
         srv->bound = true;
         /* Anyone may connect and read the status; changes are checked per
-         * request against the peer's credentials. */
-        if (chmod(path, 0666) < 0 || listen(srv->listen_fd, 16) < 0) {
+         * request against the peer's credentials.  The mode is set, not
+         * left to the umask, so that it is the same under any. */
+        if (chmod(path, CTL_SOCKET_MODE) < 0 || listen(srv->listen_fd, SOMAXCONN) < 0) {
                 r = negative_errno();
                 goto fail;
         }

@@ -11,6 +11,27 @@
 
 struct ctl_server;
 
+/* Limits, so that no client can exhaust the daemon (scalemond(8), CONTROL
+ * SOCKET).  Invariants, enforced in ctl.c:
+ *   1. at most CTL_MAX_CLIENTS connections at once, and at most
+ *      CTL_MAX_CLIENTS - CTL_RESERVED_CLIENTS from peers who may not change
+ *      state; a connection over the limit gets one error line and is closed;
+ *   2. a client's unparsed input is at most CTL_MAX_LINE bytes: a longer
+ *      line gets an error and the connection is closed;
+ *   3. while more than CTL_MAX_OUTPUT bytes of replies wait unsent, the
+ *      client's next requests are not read;
+ *   4. a connection without a complete request for CTL_IDLE_TIMEOUT_S
+ *      seconds is closed, whatever partial line it has sent. */
+#define CTL_MAX_CLIENTS      64
+#define CTL_RESERVED_CLIENTS 8
+#define CTL_MAX_LINE         PROTO_MAX_LINE
+#define CTL_MAX_OUTPUT       (256 * 1024)
+#define CTL_IDLE_TIMEOUT_S   10
+/* The socket file's mode: anyone may connect (and ask for status); who may
+ * change state is decided per request from the peer's credentials. */
+#define CTL_SOCKET_MODE      0666
+#define CTL_SOCKET_DIR_MODE  0755
+
 /* Called for each valid request from a permitted peer.  fd: a file
  * descriptor passed with the request (SCM_RIGHTS), or -1; the handler
  * owns it.  Returns the reply object (without "ok"), or NULL with

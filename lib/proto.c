@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,20 +81,63 @@ bool proto_valid_key(const char *s, const char **why)
         return true;
 }
 
+/* The length of the character at s if a text may hold it, else 0: valid
+ * UTF-8 (shortest form, no surrogates, at most U+10FFFF) and not a control
+ * character (C0 but tab, DEL, C1), which would break a line or a terminal. */
+size_t proto_utf8_char(const char *s)
+{
+        const unsigned char *p = (const unsigned char *)s;
+        uint32_t cp;
+        size_t n;
+
+        if (p[0] < 0x80)
+                return (p[0] >= 0x20 && p[0] != 0x7f) || p[0] == '\t' ? 1 : 0;
+        if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+                n = 2;
+                cp = p[0] & 0x1f;
+        } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+                n = 3;
+                cp = p[0] & 0x0f;
+        } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+                n = 4;
+                cp = p[0] & 0x07;
+        } else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((p[i] & 0xc0) != 0x80)
+                        return 0;       /* also stops at the NUL */
+                cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+                return 0;
+        return n;
+}
+
+/* Tag values, mark texts, commands: 1 to max bytes of UTF-8 text; tab is
+ * the only control character. */
 bool proto_valid_text(const char *s, size_t max, const char **why)
 {
         size_t n = strlen(s);
 
         if (n == 0 || n > max) {
-                *why = max == PROTO_MAX_VALUE ? "a value has 1 to 256 characters"
-                                              : "a text is empty or too long";
+                *why = max == PROTO_MAX_VALUE ? "a value is 1 to 256 bytes of UTF-8 text"
+                     : max == PROTO_MAX_TEXT ? "a text is 1 to 1024 bytes of UTF-8 text"
+                     : max == PROTO_MAX_COMMAND ? "a command is 1 to 4096 bytes of UTF-8 text"
+                     : "a text is empty or too long";
                 return false;
         }
-        for (const char *p = s; *p; p++)
-                if ((unsigned char)*p < 0x20 && *p != '\t') {
-                        *why = "control characters are not allowed";
+        for (const char *p = s; *p;) {
+                size_t k = proto_utf8_char(p);
+                if (k == 0) {
+                        *why = (unsigned char)*p < 0x20 || *p == 0x7f ||
+                               ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f)
+                                ? "control characters are not allowed (tab is)"
+                                : "not valid UTF-8";
                         return false;
                 }
+                p += k;
+        }
         return true;
 }
 
@@ -118,14 +162,50 @@ void proto_request_free(struct proto_request *req)
         memset(req, 0, sizeof *req);
 }
 
+/* An error goes into a JSON reply and the daemon's log, and it may echo
+ * what the client sent (a name, a key, jansson's "near '...'"): keep it one
+ * line of valid UTF-8 (anything a text may not hold becomes '?', so a
+ * newline cannot forge a log line and json_pack() cannot refuse it), at
+ * most PROTO_MAX_ERROR bytes (a 60 kB key is not echoed whole). */
+#define PROTO_MAX_ERROR 300
+
+static void sanitize_error(char *s, size_t len)
+{
+        size_t i = 0, o = 0;
+
+        while (i < len) {
+                size_t k = proto_utf8_char(s + i);
+
+                if (o + MAX(k, (size_t)1) > PROTO_MAX_ERROR - 3 && len > PROTO_MAX_ERROR) {
+                        memcpy(s + o, "...", 3);        /* o + 3 <= PROTO_MAX_ERROR < len */
+                        o += 3;
+                        break;
+                }
+                if (k == 0) {
+                        s[o++] = '?';
+                        i++;
+                } else {
+                        memmove(s + o, s + i, k);
+                        o += k;
+                        i += k;
+                }
+        }
+        s[o] = 0;
+}
+
 static int fail(char **ret_err, const char *fmt, ...) _printf_(2, 3);
 static int fail(char **ret_err, const char *fmt, ...)
 {
         va_list ap;
+        int k;
+
         va_start(ap, fmt);
-        if (vasprintf(ret_err, fmt, ap) < 0)
-                *ret_err = NULL;
+        k = vasprintf(ret_err, fmt, ap);
         va_end(ap);
+        if (k < 0)
+                *ret_err = NULL;
+        else
+                sanitize_error(*ret_err, (size_t)k);
         return -EINVAL;
 }
 

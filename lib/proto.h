@@ -70,5 +70,8 @@ bool proto_valid_name(const char *s, const char **why);
 bool proto_valid_key(const char *s, const char **why);
 bool proto_valid_value(const char *s, const char **why);
 bool proto_valid_text(const char *s, size_t max, const char **why);
+/* Bytes in the character at s if a text may hold it (valid UTF-8, no
+ * control character but tab), else 0. */
+size_t proto_utf8_char(const char *s);
 
 #endif
