@@ -487,7 +487,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
 
         for (int m = 0; m < _M_MAX; m++)
                 selm[m] = true;
-        while (r == 0 && (c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 's':
                 case 'u':
@@ -542,11 +542,25 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         break;
                 }
                 case 'L': {
-                        char buf[1024], *save = NULL, *tok;
-                        snprintf(buf, sizeof buf, "%s", optarg);
-                        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-                                if (go.nlower_better < ELEMENTSOF(go.lower_better))
+                        _cleanup_free_ char *buf = strdup(optarg);
+                        char *save = NULL, *tok;
+                        const char *why;
+                        size_t ntok = 0;
+                        if (!buf) {
+                                r = ctl_fail(EXIT_FAILED, "out of memory");
+                                break;
+                        }
+                        for (tok = strtok_r(buf, ",", &save); r == 0 && tok; tok = strtok_r(NULL, ",", &save), ntok++) {
+                                if (!proto_valid_key(tok, &why))
+                                        r = ctl_fail(EXIT_USAGE, "--lower-is-better '%s': %s", tok, why);
+                                else if (go.nlower_better == ELEMENTSOF(go.lower_better))
+                                        r = ctl_fail(EXIT_USAGE, "--lower-is-better: at most %zu scores",
+                                                     ELEMENTSOF(go.lower_better));
+                                else
                                         go.lower_better[go.nlower_better++] = strdup(tok);
+                        }
+                        if (r == 0 && ntok == 0)
+                                r = ctl_fail(EXIT_USAGE, "--lower-is-better needs K[,K...], the scores where less is better");
                         break;
                 }
                 case 'h':

@@ -40,20 +40,26 @@ int parse_key_value(const char *opt, const char *arg, bool value_is_number, char
 
 int parse_metric_option(const char *arg, bool *sel, bool *given)
 {
-        char buf[2048], *save = NULL, *tok;
+        _cleanup_free_ char *buf = strdup(arg);
+        char *save = NULL, *tok;
+        size_t n = 0;
 
+        if (!buf)
+                return ctl_fail(EXIT_FAILED, "out of memory");
         /* the first --metric replaces "all"; later ones add to it */
         if (!*given)
                 for (int m = 0; m < _M_MAX; m++)
                         sel[m] = false;
         *given = true;
-        snprintf(buf, sizeof buf, "%s", arg);
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
                 int m = metric_id_by_name(tok);
                 if (m < 0)
                         return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)", tok);
                 sel[m] = true;
         }
+        /* "" or ",": an empty selection is a mistake, not "no metrics" */
+        if (n == 0)
+                return ctl_fail(EXIT_USAGE, "--metric '%s': no metric named; give METRIC[,METRIC...] (scalemonctl metrics lists them)", arg);
         return 0;
 }
 
@@ -120,9 +126,17 @@ int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_in
         return 0;
 }
 
+/* From the run's ticks, on CLOCK_MONOTONIC, so that setting the clock
+ * during a run does not change it; from the wall-clock times only where the
+ * ticks are not all there (imported, purged), and never negative. */
 double run_duration_s(const struct run_info *ri)
 {
-        return (double)((ri->end ? ri->end : now_realtime_ns()) - ri->start) / 1e9;
+        int64_t d;
+
+        if (ri->dur_ns >= 0 && (ri->end || ri->dur_ns > 0))
+                return (double)ri->dur_ns / 1e9;
+        d = (ri->end ? ri->end : now_realtime_ns()) - ri->start;
+        return (double)MAX(d, 0) / 1e9;
 }
 
 json_t *run_json(const struct run_info *ri, const struct run_detail *d)
@@ -192,7 +206,7 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
         json_t *arr;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl runs [--since WHEN] [--until WHEN] [--tag K=V]...\n");
                         run_select_free(&sel);

@@ -227,8 +227,17 @@ int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text)
         return r;
 }
 
+/* The last column is the run's length measured on CLOCK_MONOTONIC: the sum
+ * of the lengths of its ticks (start_tick, end_tick] (schema invariant 5;
+ * up to the last tick written while it runs), or NULL where some of them
+ * are missing (imported runs, ticks deleted by the retention).  start and
+ * end are wall-clock times: their difference is wrong, even negative, when
+ * the clock was set during the run. */
 #define RUN_COLUMNS "id, name, status, host, start, end, start_tick, end_tick, exit_status, wall_s, user_s, sys_s, " \
-                    "command, imported"
+                    "command, imported, " \
+                    "(SELECT CASE WHEN count(*) = coalesce(end_tick, max(id)) - start_tick " \
+                    "THEN coalesce(sum(dur), 0) END FROM tick " \
+                    "WHERE id > start_tick AND id <= coalesce(end_tick, 9223372036854775807))"
 
 static int read_run(sqlite3_stmt *st, struct run_info *r)
 {
@@ -256,6 +265,7 @@ static int read_run(sqlite3_stmt *st, struct run_info *r)
                         return -ENOMEM;
         }
         r->imported = sqlite3_column_int(st, 13);
+        r->dur_ns = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 14);
         return 0;
 }
 

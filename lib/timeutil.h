@@ -32,6 +32,8 @@ void time_format_rfc3339(int64_t ns, char *buf, size_t len);
 /* Local time for tables: 2026-11-30 09:37:58 */
 void time_format_local(int64_t ns, char *buf, size_t len);
 
+/* CLOCK_REALTIME, plus the test seam's offset where a test has set one
+ * (SCALEMON_TEST_REALTIME_OFFSET_FILE, see timeutil.c). */
 int64_t now_realtime_ns(void);
 int64_t now_monotonic_ns(void);
 

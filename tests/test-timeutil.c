@@ -71,6 +71,11 @@ int main(void)
         ok(when_parse("2026-11-30 09:37", now, &t) == 0 && t == 1796031420LL * S, "local date and minute (TZ=UTC)");
         ok(when_parse("2026-11-30", now, &t) == 0 && t == 1795996800LL * S, "local date");
         ok(when_parse("2026-11-30 09:37:58", now, &t) == 0 && t == 1796031478LL * S, "local date and second");
+        /* past 2262 nanoseconds since the epoch do not fit 64 bits (a
+         * fuzzer found the overflow through an import file) */
+        ok(when_parse("2263-01-01T00:00:00Z", now, &t) == -ERANGE, "year 2263 is out of range");
+        ok(when_parse("1000-01-01T00:00:00Z", now, &t) == -ERANGE, "year 1000 is out of range");
+        ok(when_parse("2262-01-01T00:00:00Z", now, &t) == 0, "year 2262 is in range");
         ok(when_parse("-2h", now, &t) == 0 && t == now - 7200 * S, "relative -2h");
         ok(when_parse("-90s", now, &t) == 0 && t == now - 90 * S, "relative -90s");
         ok(when_parse("-30m", now, &t) == 0 && t == now - 1800 * S, "relative -30m");
