@@ -110,6 +110,8 @@ int cpumap_refresh_online(struct cpumap *map)
         ssize_t k;
         int r, changed = 0;
 
+        if (map->online_fd < 0)         /* a simulated map: fixed */
+                return 0;
         k = pread(map->online_fd, buf, sizeof buf - 1, 0);
         if (k < 0)
                 return negative_errno();
@@ -214,6 +216,32 @@ int cpumap_read(const char *sysroot, struct cpumap *ret)
                 }
         } else
                 m.has_node[0] = true;
+        *ret = m;
+        return 0;
+}
+
+int cpumap_simulate(int ncpus, int per_node, struct cpumap *ret)
+{
+        struct cpumap m = { .online_fd = -1 };
+
+        if (ncpus < 1 || per_node < 1)
+                return -EINVAL;
+        m.ncpus = ncpus;
+        m.nnodes = (ncpus + per_node - 1) / per_node;
+        m.online = calloc(ncpus, sizeof *m.online);
+        m.node = calloc(ncpus, sizeof *m.node);
+        m.scratch = calloc(ncpus, sizeof *m.scratch);
+        m.has_node = calloc(m.nnodes, sizeof *m.has_node);
+        if (!m.online || !m.node || !m.scratch || !m.has_node) {
+                cpumap_clear(&m);
+                return -ENOMEM;
+        }
+        for (int c = 0; c < ncpus; c++) {
+                m.online[c] = true;
+                m.node[c] = c / per_node;
+        }
+        for (int n = 0; n < m.nnodes; n++)
+                m.has_node[n] = true;
         *ret = m;
         return 0;
 }

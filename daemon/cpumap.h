@@ -21,6 +21,10 @@ int cpulist_parse(const char *s, bool *set, int n);
 /* Read the map from sysfs under root ("/sys" normally; a fixture tree in
  * tests). */
 int cpumap_read(const char *sysroot, struct cpumap *ret);
+/* A simulated map (scalemond --simulate-cpus): ncpus CPUs, all online,
+ * CPU c on node c / per_node.  It has no online file: refreshing it
+ * changes nothing. */
+int cpumap_simulate(int ncpus, int per_node, struct cpumap *ret);
 /* Refresh only the online set (cheap: one pread of a file kept open).
  * Returns 1 if it changed, 0 if not. */
 int cpumap_refresh_online(struct cpumap *map);

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "simulate.h"
 #include "timeutil.h"
 
 static void help(void)
@@ -29,12 +30,16 @@ static void help(void)
                "  --interval DUR    sampling interval, 10ms..60s (default 1s)\n"
                "  --foreground      stay in the foreground and log to stderr\n"
                "  --check-config    check the configuration and exit: 0 if good\n"
+               "  --simulate-cpus N for benchmarks and tests only: sample N simulated CPUs\n"
+               "                    (%d..%d, %d per node) that replay this machine's\n"
+               "                    counters; never on a machine whose data matters\n"
                "  --version         print the version and exit\n"
                "  --help            print this help and exit\n"
                "\n"
                "Command-line values win over the configuration file.  See scalemond(8)\n"
                "and scalemon.conf(5).\n",
-               CONF_DEFAULT_PATH, CONF_DEFAULT_DATABASE, CONF_DEFAULT_SOCKET);
+               CONF_DEFAULT_PATH, CONF_DEFAULT_DATABASE, CONF_DEFAULT_SOCKET, SIM_MIN_CPUS, SIM_MAX_CPUS,
+               SIM_CPUS_PER_NODE);
 }
 
 /* Make a path absolute, so that it stays right after chdir("/"). */
@@ -100,7 +105,8 @@ static int daemonize(int *ret_ready_fd)
 
 int main(int argc, char **argv)
 {
-        enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP };
+        enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP,
+               OPT_SIMULATE };
         static const struct option options[] = {
                 { "config", required_argument, NULL, OPT_CONFIG },
                 { "db", required_argument, NULL, OPT_DB },
@@ -108,6 +114,7 @@ int main(int argc, char **argv)
                 { "interval", required_argument, NULL, OPT_INTERVAL },
                 { "foreground", no_argument, NULL, OPT_FOREGROUND },
                 { "check-config", no_argument, NULL, OPT_CHECK },
+                { "simulate-cpus", required_argument, NULL, OPT_SIMULATE },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { "help", no_argument, NULL, OPT_HELP },
                 {},
@@ -154,6 +161,19 @@ int main(int argc, char **argv)
                         }
                         mo.overrides.interval_ns = ns;
                         mo.override_interval = true;
+                        break;
+                }
+                case OPT_SIMULATE: {
+                        char *end;
+                        long n;
+                        errno = 0;
+                        n = strtol(optarg, &end, 10);
+                        if (errno || end == optarg || *end || n < SIM_MIN_CPUS || n > SIM_MAX_CPUS) {
+                                fprintf(stderr, "scalemond: --simulate-cpus %s: use a number of CPUs, %d..%d\n",
+                                        optarg, SIM_MIN_CPUS, SIM_MAX_CPUS);
+                                { ret = 2; goto out; }
+                        }
+                        mo.simulate_cpus = (int)n;
                         break;
                 }
                 case OPT_FOREGROUND:
@@ -232,6 +252,9 @@ int main(int argc, char **argv)
                                                                                         : LOG_TARGET_SYSLOG);
         }
 
+        if (mo.simulate_cpus > 0)
+                log_notice("simulating %d CPUs on %d nodes, replaying this machine's: for benchmarks and tests only",
+                           mo.simulate_cpus, (mo.simulate_cpus + SIM_CPUS_PER_NODE - 1) / SIM_CPUS_PER_NODE);
         r = manager_new(&conf, &mo, &m, &err);
         if (r < 0) {
                 log_error("%s", err ? err : strerror(-r));

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -92,6 +93,28 @@ static void set_status(struct manager *m)
         sd_notifyf(0, "STATUS=%s", m->status);
 }
 
+/* Who may use the control socket: the control group gets the socket file
+ * (mode 0660) and the right to change state; at start and on reload. */
+static void set_control_group(struct manager *m)
+{
+        const char *group = m->conf.control_group;
+        int r = ctl_server_set_group(m->ctl, group);
+
+        if (r == -ENOENT)
+                log_notice("group %s does not exist: only root and uid %u may start and stop runs", group,
+                           (unsigned)geteuid());
+        else if (r < 0) {
+                struct group *own = getgrgid(getegid());
+                char gid[16];
+
+                snprintf(gid, sizeof gid, "%u", (unsigned)getegid());
+                log_notice("cannot give the control socket to group %s: %s; it keeps scalemond's group %s, so "
+                           "members of %s cannot connect (add scalemond's user, uid %u, to group %s, or set "
+                           "control_group to a group it is in)",
+                           group, strerror(-r), own ? own->gr_name : gid, group, (unsigned)geteuid(), group);
+        }
+}
+
 /* Record the catalogue (what is available and why not) in the database. */
 static int sync_catalogue(struct manager *m)
 {
@@ -146,7 +169,6 @@ static int record_host(struct manager *m)
         struct host_info h = { 0 };
         struct utsname u;
         char hn[256] = "localhost";
-        bool online[4096];
         int nnodes = 0, r;
 
         uname(&u);
@@ -174,9 +196,7 @@ static int record_host(struct manager *m)
         host_info_clear(&h);
         if (r < 0)
                 return r;
-        for (int c = 0; c < map->ncpus && c < (int)ELEMENTSOF(online); c++)
-                online[c] = map->online[c];
-        return store_topology_set(m->store, MIN(map->ncpus, (int)ELEMENTSOF(online)), map->node, online);
+        return store_topology_set(m->store, map->ncpus, map->node, map->online);
 }
 
 /* ---- batching and flushing ---- */
@@ -530,9 +550,7 @@ static int reload(struct manager *m, char **ret_err)
         free(m->conf.control_group);
         m->conf = c;
         memset(&c, 0, sizeof c);
-        if (ctl_server_set_group(m->ctl, m->conf.control_group) < 0)
-                log_notice("group %s does not exist: only root and uid %u may start and stop runs",
-                           m->conf.control_group, (unsigned)geteuid());
+        set_control_group(m);
 
         r = flush(m);
         if (r >= 0 && metrics_changed)
@@ -588,6 +606,7 @@ static int snapshot(struct manager *m, struct snapshot_point *pt, char **ret_err
                 r = flush_batch(m, true);
         if (r >= 0)
                 r = store_last_tick(m->store, &pt->tick, &pt->time);
+        pt->mono = sampler_last_mono(m->sampler);
         if (r >= 0) {
                 m->last_snap = *pt;
                 m->last_snap_nsamples = m->nsamples;
@@ -775,6 +794,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 goto fail;
 
         memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
+        sc.simulate_cpus = opts->simulate_cpus;
         r = sampler_new(&sc, &m->sampler, ret_err);
         if (r < 0)
                 goto fail;
@@ -827,9 +847,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         r = ctl_server_new(m->event, m->conf.socket, on_request, m, &m->ctl, ret_err);
         if (r < 0)
                 goto fail;
-        if (ctl_server_set_group(m->ctl, m->conf.control_group) < 0)
-                log_notice("group %s does not exist: only root and uid %u may start and stop runs",
-                           m->conf.control_group, (unsigned)geteuid());
+        set_control_group(m);
         *ret = m;
         return 0;
 fail:

@@ -14,6 +14,7 @@ struct manager_options {
         struct conf overrides;          /* command-line values, win over the file */
         bool override_interval, override_database, override_socket;
         int ready_fd;                   /* write "ok" or an error here once ready, or -1 */
+        int simulate_cpus;              /* --simulate-cpus: 0, or CPUs to simulate */
 };
 
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err);

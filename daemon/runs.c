@@ -23,7 +23,7 @@ struct open_run {
         int64_t id;
         char *name;
         int64_t start;
-        int64_t start_mono;            /* CLOCK_MONOTONIC at the start, for a length without the store */
+        int64_t start_mono;            /* CLOCK_MONOTONIC at the start tick's end */
         int64_t *snap;                 /* sampler totals at the start, [_M_MAX * nloc] */
         bool *cpus;                    /* CPUs online at the start, [ncpus] */
         int ncpus;
@@ -246,7 +246,7 @@ json_t *runs_start(struct runs *rs, struct store *st, const struct sampler *sm, 
         memset(r, 0, sizeof *r);
         r->id = id;
         r->start = pt->time;
-        r->start_mono = now_monotonic_ns();
+        r->start_mono = pt->mono;
         r->name = strdup(req->name);
         r->ncpus = map->ncpus;
         r->snap = malloc((size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
@@ -278,7 +278,8 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         struct store_score scores[PROTO_MAX_SCORES];
         struct store_total *totals = NULL;
         size_t ntotals = 0;
-        struct run_end re = { .status = status, .end = pt->time, .end_tick = pt->tick };
+        struct run_end re = { .status = status, .end = pt->time, .end_tick = pt->tick,
+                              .length_ns = pt->mono - r->start_mono };
         bool *cpus = NULL;
         double *vals = NULL;
         int e = -ENOMEM;
@@ -329,8 +330,7 @@ json_t *runs_stop(struct runs *rs, struct store *st, const struct sampler *sm, c
 {
         const char *status = req->has_exit_status && req->exit_status != 0 ? "failed" : "done";
         char name[PROTO_MAX_NAME + 1], start[40], end[40];
-        struct run_info ri;
-        int64_t t0, t0_mono;
+        int64_t t0;
         double dur;
         int i = runs_pick(rs, req->name, ret_err);
         int e;
@@ -341,21 +341,15 @@ json_t *runs_stop(struct runs *rs, struct store *st, const struct sampler *sm, c
                 return NULL;
         snprintf(name, sizeof name, "%s", rs->v[i].name);
         t0 = rs->v[i].start;
-        t0_mono = rs->v[i].start_mono;
+        dur = (double)(pt->mono - rs->v[i].start_mono) / 1e9;
         e = finish(rs, (size_t)i, st, sm, pt, status, req);
         if (e < 0) {
                 *ret_err = errf("cannot record the end of run %s: %s", name,
                                 e == -ENOMEM ? "out of memory" : store_errmsg(st));
                 return NULL;
         }
-        /* the length as clients compute it (its ticks, CLOCK_MONOTONIC),
-         * not end - start: the wall clock may have been set meanwhile */
-        dur = (double)(now_monotonic_ns() - t0_mono) / 1e9;
-        if (store_run_find(st, name, &ri) == 0) {
-                if (ri.dur_ns >= 0)
-                        dur = (double)ri.dur_ns / 1e9;
-                run_info_free(&ri);
-        }
+        /* on CLOCK_MONOTONIC, not end - start: the wall clock may have
+         * been set meanwhile */
         log_run(LOG_INFO, name, "run %s stopped: %s after %.3fs", name, status, dur);
         time_format_rfc3339(t0, start, sizeof start);
         time_format_rfc3339(pt->time, end, sizeof end);
@@ -442,7 +436,7 @@ int runs_recover(struct store *st, const struct sampler *sm)
                 struct store_total *totals = NULL;
                 size_t ntotals = 0;
                 bool metrics[_M_MAX];
-                struct run_end re = { .status = "interrupted" };
+                struct run_end re = { .status = "interrupted", .length_ns = ri->dur_ns };
                 char t[40];
 
                 c.vals = calloc((size_t)_M_MAX * (size_t)c.nloc, sizeof *c.vals);

@@ -21,6 +21,7 @@ json_t *runs_open_json(const struct runs *rs);
 struct snapshot_point {
         int64_t tick;
         int64_t time;
+        int64_t mono;           /* CLOCK_MONOTONIC at the tick's end */
 };
 
 /* Close the runs a previous daemon left open as interrupted, with totals

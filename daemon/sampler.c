@@ -23,9 +23,11 @@
 #include "perf.h"
 #include "procfs.h"
 #include "sampler.h"
+#include "simulate.h"
 #include "timeutil.h"
 
 #define NUMA_KEYS 6
+#define SWAP_SIZE(a, b) do { size_t _t = (a); (a) = (b); (b) = _t; } while (0)
 
 struct cpu_state {
         struct evgroup sw, hw;
@@ -37,7 +39,8 @@ struct cpu_state {
 
 struct sampler {
         char *sysroot, *procroot;
-        struct cpumap map;
+        struct cpumap map;                      /* simulated with --simulate-cpus */
+        struct sim *sim;                        /* NULL unless simulating (simulate.c) */
         bool enabled[_M_MAX];
         bool available[_M_MAX];
         char *why[_M_MAX];                      /* reason when not available */
@@ -72,6 +75,9 @@ struct sampler {
 
         int nloc;
         int64_t *totals;                        /* [_M_MAX * nloc] */
+
+        struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
+        size_t capsorted;
 };
 
 static const int numa_metrics[NUMA_KEYS] = { M_NUMA_HIT, M_NUMA_MISS, M_NUMA_FOREIGN,
@@ -208,8 +214,10 @@ static void close_cpu(struct sampler *s, int c)
         s->cpu[c].stat_primed = false;
 }
 
-/* evgroup_open(), except for events a test pretends are gone (fault.c). */
-static int open_group(struct evgroup *g, int c, const struct evspec *spec, size_t n, int *err)
+/* evgroup_open(), except for events a test pretends are gone (fault.c),
+ * or its simulated twin.  kind: 0 the software group, 1 the hardware one. */
+static int open_group(struct sampler *s, struct evgroup *g, int kind, int c, const struct evspec *spec, size_t n,
+                      int *err)
 {
         struct evspec keep[EVGROUP_MAX] = { 0 };
         int kerr[EVGROUP_MAX], r;
@@ -223,10 +231,18 @@ static int open_group(struct evgroup *g, int c, const struct evspec *spec, size_
                 idx[k] = i;
                 keep[k++] = spec[i];
         }
-        r = evgroup_open(g, c, keep, k, kerr);
+        r = s->sim ? sim_group_open(s->sim, g, kind, c, keep, k, kerr) : evgroup_open(g, c, keep, k, kerr);
         for (size_t j = 0; j < k; j++)
                 err[idx[j]] = r < 0 ? r : kerr[j];
         return r;
+}
+
+/* evgroup_read() of one of CPU g->cpu's groups, or its simulated twin. */
+static int group_read(struct sampler *s, struct evgroup *g, struct evdelta *d)
+{
+        if (s->sim)
+                return sim_group_read(s->sim, g, g == &s->cpu[g->cpu].hw, d);
+        return evgroup_read(g, d);
 }
 
 /* Open both groups on CPU c.  Members that fail here but opened on the
@@ -244,7 +260,7 @@ static int open_cpu_groups(struct sampler *s, int c, bool stop_failed)
         char why[256];
 
         for (int k = 0; k < 2; k++) {
-                r = open_group(grp[k].g, c, grp[k].spec, grp[k].n, err);
+                r = open_group(s, grp[k].g, k, c, grp[k].spec, grp[k].n, err);
                 if (r < 0) {
                         if (k == 1)
                                 evgroup_close(&s->cpu[c].sw);
@@ -307,7 +323,7 @@ static int open_perf(struct sampler *s, char **ret_err)
                 size_t counts[2] = { s->nsw, s->nhw };
                 for (int l = 0; l < 2; l++) {
                         struct evgroup g;
-                        r = open_group(&g, first, lists[l], counts[l], err);
+                        r = open_group(s, &g, l, first, lists[l], counts[l], err);
                         if (r < 0) {
                                 perf_why(r, why, sizeof why);
                                 *ret_err = strdup(why);
@@ -466,7 +482,8 @@ static int open_procfs(struct sampler *s)
                 s->numa[n].fd = -1;
                 if (!s->map.has_node[n])
                         continue;
-                snprintf(path, sizeof path, "%s/devices/system/node/node%d/numastat", s->sysroot, n);
+                snprintf(path, sizeof path, "%s/devices/system/node/node%d/numastat", s->sysroot,
+                         s->sim ? sim_numa_source(s->sim, n) : n);
                 if (procfile_open(&s->numa[n], path) < 0)
                         s->numa[n].fd = -1;
         }
@@ -496,8 +513,10 @@ struct sampler *sampler_free(struct sampler *s)
         free(s->tracefs);
         free(s->tracefs_why);
         free(s->totals);
+        free(s->sorted);
         free(s->sysroot);
         free(s->procroot);
+        sim_free(s->sim);
         cpumap_clear(&s->map);
         free(s);
         return NULL;
@@ -528,7 +547,18 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         }
         memcpy(s->enabled, cfg->enabled, sizeof s->enabled);
 
-        r = cpumap_read(s->sysroot, &s->map);
+        if (cfg->simulate_cpus > 0) {
+                r = sim_new(s->sysroot, cfg->simulate_cpus, &s->sim);
+                if (r >= 0)
+                        r = cpumap_simulate(cfg->simulate_cpus, SIM_CPUS_PER_NODE, &s->map);
+                if (r < 0) {
+                        if (asprintf(ret_err, "cannot simulate %d CPUs from the CPUs online in "
+                                     "%s/devices/system/cpu: %s", cfg->simulate_cpus, s->sysroot, strerror(-r)) < 0)
+                                *ret_err = NULL;
+                        goto fail;
+                }
+        } else
+                r = cpumap_read(s->sysroot, &s->map);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot read the CPU map from %s/devices/system/cpu: %s", s->sysroot,
                              strerror(-r)) < 0)
@@ -591,9 +621,9 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
                         if (!s->cpu[c].open)
                                 continue;
                         if (s->cpu[c].sw.n)
-                                evgroup_read(&s->cpu[c].sw, &d);
+                                group_read(s, &s->cpu[c].sw, &d);
                         if (s->cpu[c].hw.n)
-                                evgroup_read(&s->cpu[c].hw, &d);
+                                group_read(s, &s->cpu[c].hw, &d);
                 }
         }
         mark_disabled(s);
@@ -604,7 +634,7 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
 
 static int sample_hotplug(struct sampler *s, struct tick *t)
 {
-        int r = cpumap_refresh_online(&s->map);
+        int r = s->sim ? sim_refresh_online(s->sim, &s->map) : cpumap_refresh_online(&s->map);
 
         if (r <= 0)
                 return r;
@@ -635,7 +665,7 @@ static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, co
 
         if (g->n == 0)
                 return 0;
-        r = fault_read_error(g->cpu, name) ? -EIO : evgroup_read(g, &d);
+        r = fault_read_error(g->cpu, name) ? -EIO : group_read(s, g, &d);
         if (r < 0)
                 return r;
         if (!d.valid)
@@ -683,6 +713,8 @@ static int read_failed(struct sampler *s, struct tick *t, int c, struct evgroup 
 
 static int sample_perf(struct sampler *s, struct tick *t)
 {
+        if (s->sim)
+                sim_begin_tick(s->sim);
         for (int c = 0; c < s->map.ncpus; c++) {
                 struct cpu_state *cs = &s->cpu[c];
                 bool stale = false, failed = false;
@@ -739,15 +771,17 @@ static int respec(struct sampler *s)
                 if (r < 0)
                         return r;
                 if (s->cpu[c].sw.n)
-                        evgroup_read(&s->cpu[c].sw, &d);
+                        group_read(s, &s->cpu[c].sw, &d);
                 if (s->cpu[c].hw.n)
-                        evgroup_read(&s->cpu[c].hw, &d);
+                        group_read(s, &s->cpu[c].hw, &d);
         }
         return 0;
 }
 
 static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
 {
+        const char *buf;
+        size_t len;
         int r;
 
         if (s->stat.fd < 0)
@@ -755,7 +789,14 @@ static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
         r = procfile_read(&s->stat, "cpu");
         if (r < 0)
                 return r;
-        r = procstat_parse(s->stat.buf, s->stat.len, s->map.ncpus, s->stat_vals, s->stat_present);
+        buf = s->stat.buf;
+        len = s->stat.len;
+        if (s->sim) {
+                r = sim_procstat(s->sim, s->stat.buf, s->stat.len, &buf, &len);
+                if (r < 0)
+                        return r;
+        }
+        r = procstat_parse(buf, len, s->map.ncpus, s->stat_vals, s->stat_present);
         if (r < 0)
                 return r;
         for (int c = 0; c < s->map.ncpus; c++) {
@@ -829,6 +870,8 @@ static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
                         int m = numa_metrics[k];
                         if (!found[k])
                                 continue;
+                        if (s->sim)
+                                vals[k] = sim_numa_vary(s->sim, n, k, vals[k]);
                         if (emit_ok && s->numa_primed[n] && s->enabled[m] && s->available[m]) {
                                 uint64_t p = s->numa_prev[n][k];
                                 r = emit(s, t, m, n, vals[k] >= p ? vals[k] - p : 0, false);
@@ -839,6 +882,38 @@ static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
                 }
                 s->numa_primed[n] = true;
         }
+        return 0;
+}
+
+/* Order a tick's values by (metric, loc), the store's key order after
+ * the tick: each flush then appends to the sample b-tree instead of
+ * seeking back and forth across metrics.  Emitted CPU by CPU, they are
+ * already by loc within a metric, so a stable counting sort by metric
+ * does it in one pass. */
+static int sort_tick(struct sampler *s, struct tick *t)
+{
+        size_t start[_M_MAX + 1] = { 0 };
+        struct sample_value *v;
+
+        if (t->nv < 2)
+                return 0;
+        if (s->capsorted < t->capv) {
+                v = realloc(s->sorted, t->capv * sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                s->sorted = v;
+                s->capsorted = t->capv;
+        }
+        for (size_t i = 0; i < t->nv; i++)
+                start[t->v[i].metric + 1]++;
+        for (int m = 0; m < _M_MAX; m++)
+                start[m + 1] += start[m];
+        for (size_t i = 0; i < t->nv; i++)
+                s->sorted[start[t->v[i].metric]++] = t->v[i];
+        v = t->v;
+        t->v = s->sorted;
+        s->sorted = v;
+        SWAP_SIZE(t->capv, s->capsorted);
         return 0;
 }
 
@@ -861,6 +936,8 @@ int sampler_sample(struct sampler *s, struct tick *t)
                 r = sample_vmstat(s, t, emit_ok);
         if (r >= 0)
                 r = sample_numastat(s, t, emit_ok);
+        if (r >= 0)
+                r = sort_tick(s, t);
         if (r < 0)
                 return r;
         t->t = s->last_real;
@@ -876,6 +953,7 @@ bool sampler_available(const struct sampler *s, int m) { return s->available[m];
 bool sampler_enabled(const struct sampler *s, int m) { return s->enabled[m]; }
 const char *sampler_why(const struct sampler *s, int m) { return s->available[m] ? NULL : s->why[m]; }
 int sampler_nloc(const struct sampler *s) { return s->nloc; }
+int64_t sampler_last_mono(const struct sampler *s) { return s->last_mono; }
 
 bool sampler_take_catalogue_change(struct sampler *s)
 {

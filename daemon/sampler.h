@@ -48,6 +48,7 @@ struct sampler_config {
         const char *sysroot;    /* "/sys" */
         const char *procroot;   /* "/proc" */
         bool mount_tracefs;     /* try to mount tracefs if missing */
+        int simulate_cpus;      /* 0, or simulate this many CPUs (simulate.h) */
 };
 
 /* Open every enabled source.  A metric that cannot be read is marked
@@ -71,6 +72,8 @@ bool sampler_enabled(const struct sampler *s, int metric);
 const char *sampler_why(const struct sampler *s, int metric);   /* NULL if available */
 /* True once after a metric stopped while sampling (its counter failed). */
 bool sampler_take_catalogue_change(struct sampler *s);
+/* CLOCK_MONOTONIC time of the last sample (the end of the last tick). */
+int64_t sampler_last_mono(const struct sampler *s);
 /* Per-metric factor from stored value to the catalogue unit. */
 double sampler_scale(const struct sampler *s, int metric);
 int sampler_count_available(const struct sampler *s);

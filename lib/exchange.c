@@ -6,12 +6,13 @@
  *    "hosts": [{"machine_id", "hostname", "kernel", "cpus", "nodes", "cpu_model"}],
  *    "metrics": [{"name", "scope", "unit"}],
  *    "runs": [{"name", "host": MACHINE_ID, "status", "start", "end",
- *              "start_ns", "end_ns", "exit_status", "wall_s", "user_s", "sys_s",
+ *              "start_ns", "end_ns", "length_ns", "exit_status", "wall_s", "user_s", "sys_s",
  *              "command", "tags": {K: V}, "scores": {K: N}, "context": {K: V},
  *              "marks": [{"time", "time_ns", "text"}],
  *              "totals": {"system": {METRIC: N}, "node": {"0": {METRIC: N}},
  *                         "cpu": {"0": {METRIC: N}}}}]}
  *
+ * length_ns (the run's length on CLOCK_MONOTONIC, or null) is optional.
  * Import checks the whole document before it writes anything, then adds
  * every run in one transaction, so a bad file changes nothing.  It is part
  * of the store (it writes through store-internal.h) but owns the format.
@@ -60,6 +61,7 @@ static json_t *run_to_json(const struct run_info *ri, const struct run_detail *d
         json_object_set_new(o, "end", json_string(t));
         json_object_set_new(o, "start_ns", json_integer(ri->start));
         json_object_set_new(o, "end_ns", json_integer(ri->end));
+        json_object_set_new(o, "length_ns", ri->dur_ns >= 0 ? json_integer(ri->dur_ns) : json_null());
         json_object_set_new(o, "exit_status", ri->has_exit_status ? json_integer(ri->exit_status) : json_null());
         json_object_set_new(o, "wall_s", ri->has_times ? json_real(ri->wall_s) : json_null());
         json_object_set_new(o, "user_s", ri->has_times ? json_real(ri->user_s) : json_null());
@@ -322,6 +324,9 @@ static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
                 return bad(ret_err, "run '%s': start and end must be RFC 3339 times (or start_ns/end_ns)", name);
         if (end < start)
                 return bad(ret_err, "run '%s': ends before it starts", name);
+        v = json_object_get(r, "length_ns");
+        if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0))
+                return bad(ret_err, "run '%s': length_ns must be a number of nanoseconds or null", name);
         v = json_object_get(r, "exit_status");
         if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255))
                 return bad(ret_err, "run '%s': exit_status must be 0..255 or null", name);
@@ -574,7 +579,7 @@ static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, cha
         get_time(r, "end", &end);
         if (sqlite3_prepare_v2(s->db,
                                "INSERT INTO run (name, host, status, start, end, exit_status, wall_s, user_s, sys_s, "
-                               "command, imported) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+                               "command, imported, length_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)",
                                -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "run");
         sqlite3_bind_text(st, 1, json_string_value(json_object_get(r, "name")), -1, SQLITE_STATIC);
@@ -589,6 +594,8 @@ static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, cha
         bind_opt_real(st, 9, json_object_get(r, "sys_s"));
         if (json_is_string(json_object_get(r, "command")))
                 sqlite3_bind_text(st, 10, json_string_value(json_object_get(r, "command")), -1, SQLITE_STATIC);
+        if (json_is_integer(json_object_get(r, "length_ns")))
+                sqlite3_bind_int64(st, 11, json_integer_value(json_object_get(r, "length_ns")));
         e = sqlite3_step(st);
         sqlite3_finalize(st);
         if (e != SQLITE_DONE) {

@@ -140,7 +140,7 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                 return r;
         if (sqlite3_prepare_v2(s->db,
                                "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
-                               "wall_s = ?6, user_s = ?7, sys_s = ?8 WHERE id = ?1",
+                               "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9 WHERE id = ?1",
                                -1, &st, NULL) != SQLITE_OK) {
                 r = store_sqlite_error(s, "run");
                 goto fail;
@@ -157,6 +157,8 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                 sqlite3_bind_double(st, 7, re->user_s);
                 sqlite3_bind_double(st, 8, re->sys_s);
         }
+        if (re->length_ns >= 0)
+                sqlite3_bind_int64(st, 9, re->length_ns);
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
         sqlite3_finalize(st);
         st = NULL;
@@ -227,17 +229,16 @@ int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text)
         return r;
 }
 
-/* The last column is the run's length measured on CLOCK_MONOTONIC: the sum
- * of the lengths of its ticks (start_tick, end_tick] (schema invariant 5;
- * up to the last tick written while it runs), or NULL where some of them
- * are missing (imported runs, ticks deleted by the retention).  start and
- * end are wall-clock times: their difference is wrong, even negative, when
- * the clock was set during the run. */
+/* The last column is the run's length measured on CLOCK_MONOTONIC: stored
+ * when it ended; while it runs, the sum of the lengths of its ticks so far
+ * (schema invariant 5), or NULL where some are missing.  start and end are
+ * wall-clock times: their difference is wrong, even negative, when the
+ * clock was set during the run. */
 #define RUN_COLUMNS "id, name, status, host, start, end, start_tick, end_tick, exit_status, wall_s, user_s, sys_s, " \
                     "command, imported, " \
-                    "(SELECT CASE WHEN count(*) = coalesce(end_tick, max(id)) - start_tick " \
-                    "THEN coalesce(sum(dur), 0) END FROM tick " \
-                    "WHERE id > start_tick AND id <= coalesce(end_tick, 9223372036854775807))"
+                    "CASE WHEN status != 'running' THEN length_ns ELSE " \
+                    "(SELECT CASE WHEN count(*) = max(id) - start_tick THEN coalesce(sum(dur), 0) END FROM tick " \
+                    "WHERE id > start_tick) END"
 
 static int read_run(sqlite3_stmt *st, struct run_info *r)
 {

@@ -200,6 +200,7 @@ struct run_end {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        int64_t length_ns;                 /* CLOCK_MONOTONIC length; < 0: unknown */
         const struct store_score *scores;
         size_t nscores;
         const struct store_total *totals;  /* metric names from the catalogue */

@@ -1,4 +1,5 @@
--- 0003-gaps.sql: intervals that were sampled but could not be stored.
+-- 0003-gaps.sql: intervals that were sampled but could not be stored, and
+-- runs' lengths on the monotonic clock.
 --
 -- When the database cannot be written (disk full, a reader holding the
 -- write-ahead log at wal_limit), scalemond keeps sampling into memory, up
@@ -11,6 +12,11 @@
 -- Try:
 --   sqlite3 -readonly scalemon.db "SELECT datetime(start / 1e9, 'unixepoch'),
 --     (end - start) / 1e9, intervals, reason FROM gap"
+
+-- A run's length measured on CLOCK_MONOTONIC, set when it ends: end -
+-- start is a wall-clock difference, wrong (even negative) when the clock
+-- was set during the run.  NULL for runs that ended before this column.
+ALTER TABLE run ADD COLUMN length_ns INTEGER;
 
 CREATE TABLE gap (
         id        INTEGER PRIMARY KEY,

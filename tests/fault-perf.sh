@@ -32,18 +32,22 @@ ctl run start broken >/dev/null; ok $? "a run starts"
 sleep 0.5
 t0=$(sql "SELECT max(id) FROM tick")
 
+# CPU 1 kept busy switching for the whole failure (an idle CPU can go a
+# tickless 100 ms without a context switch)
+( end=$(( $(date +%s) + 4 )); while [ "$(date +%s)" -lt "$end" ]; do taskset -c 1 "$WL/wl-pingpong" 2000 >/dev/null; done ) &
+busy=$!
 printf 'read-error 0 sw\nvanish lock_contentions\n' > "$FAULTS"
 wait_log "cpu 0: reading its sw counters failed"; ok $? "the failed read is logged: $(grep -m1 'reading its sw' "$TMP/daemon.log")"
 wait_log "lock_contentions stopped"; ok $? "the vanished tracepoint stops: $(grep -m1 'lock_contentions stopped' "$TMP/daemon.log")"
 [ "$(available lock_contentions)" = false ]; ok $? "lock_contentions is unavailable in the catalogue"
 w=$(why lock_contentions)
 echo "$w" | grep -q "stopped counting: after a failed read on cpu 0 it could not be reopened"; ok $? "with the reason: $w"
-"$WL/wl-pingpong" 3000 >/dev/null
-sleep 1
+sleep 1.5
 [ "$(count_log 'reading its sw counters failed')" = 1 ]; ok $? "the failing reads are logged once"
 fail_from=$(sql "SELECT min(tick) FROM sample WHERE tick > $t0 AND metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
 [ -n "$fail_from" ]; ok $? "CPU 0's context switches are stored as not measured (NULL) from tick $fail_from"
 rm -f "$FAULTS"
+wait "$busy"
 wait_log "cpu 0: its counters read again"; ok $? "reads work again once the fault is gone"
 "$WL/wl-pingpong" 3000 >/dev/null
 sleep 0.5
