@@ -23,6 +23,7 @@ struct ctl {
         enum output_format format;
         struct store *store;            /* opened on demand by ctl_store() */
         int sock_fd;                    /* control socket, connected on demand, or -1 */
+        int sock_errno;                 /* why the last ctl_connect() failed (errno), or 0 */
 };
 
 /* A verb: argv[0] is the verb itself; returns an exit code. */
@@ -53,6 +54,10 @@ int ctl_int(const char *opt, const char *arg, long min, long max, long *ret);
  * Returns 0, or an exit code after printing the daemon's error. */
 int ctl_connect(struct ctl *ctl, bool quiet);
 int ctl_request(struct ctl *ctl, json_t *req, int pass_fd, json_t **ret_reply);
+/* Why a connect() failed with EACCES, as one phrase: "permission denied on
+ * SOCKET: only root, scalemond's user and members of group G may use it
+ * (ask to be added to the group)". */
+void ctl_denied_why(const struct ctl *ctl, char *buf, size_t len);
 
 /* The runs a verb covers: --since WHEN, --until WHEN, --tag K=V... */
 struct run_select {

@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "ctl.h"
@@ -14,6 +16,24 @@
 #include "timeutil.h"
 
 #define REPLY_TIMEOUT_MS 30000
+
+/* The socket is mode 0660, owned by scalemond's user and the control group
+ * (scalemond(8)): name the group, which the client cannot know otherwise. */
+void ctl_denied_why(const struct ctl *ctl, char *buf, size_t len)
+{
+        char group[64] = "the socket's group";
+        struct stat st;
+
+        if (stat(ctl->socket_path, &st) == 0) {
+                struct group *g = getgrgid(st.st_gid);
+                if (g)
+                        snprintf(group, sizeof group, "group %s", g->gr_name);
+                else
+                        snprintf(group, sizeof group, "group %u", (unsigned)st.st_gid);
+        }
+        snprintf(buf, len, "permission denied on %s: only root, scalemond's user and members of %s may use it "
+                           "(ask to be added to the group)", ctl->socket_path, group);
+}
 
 int ctl_connect(struct ctl *ctl, bool quiet)
 {
@@ -29,21 +49,33 @@ int ctl_connect(struct ctl *ctl, bool quiet)
                 close(ctl->sock_fd);
                 ctl->sock_fd = -1;
         }
-        if (strlen(ctl->socket_path) >= sizeof sa.sun_path)
+        ctl->sock_errno = 0;
+        if (strlen(ctl->socket_path) >= sizeof sa.sun_path) {
+                ctl->sock_errno = ENAMETOOLONG;
                 return quiet ? EXIT_FAILED
                              : ctl_fail(EXIT_USAGE, "--socket %s: longer than a UNIX socket path may be",
                                         ctl->socket_path);
+        }
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", ctl->socket_path);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
+        if (fd < 0) {
+                ctl->sock_errno = errno;
                 return quiet ? EXIT_FAILED : ctl_fail(EXIT_FAILED, "cannot create a socket: %s", strerror(errno));
+        }
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
                 r = errno;
                 close(fd);
-                return quiet ? EXIT_FAILED
-                             : ctl_fail(EXIT_FAILED,
-                                        "cannot reach scalemond at %s: %s (is scalemond running? --socket chooses another)",
-                                        ctl->socket_path, strerror(r));
+                ctl->sock_errno = r;
+                if (quiet)
+                        return EXIT_FAILED;
+                if (r == EACCES) {
+                        char why[512];
+                        ctl_denied_why(ctl, why, sizeof why);
+                        return ctl_fail(EXIT_FAILED, "%s", why);
+                }
+                return ctl_fail(EXIT_FAILED,
+                                "cannot reach scalemond at %s: %s (is scalemond running? --socket chooses another)",
+                                ctl->socket_path, strerror(r));
         }
         ctl->sock_fd = fd;
         return 0;

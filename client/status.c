@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "timeutil.h"
@@ -76,19 +77,29 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
 
         json_t *live = NULL, *open_runs;
         const char *status_line = NULL;
+        char denied[512] = "";
 
         r = no_args(argc, argv);
         if (r)
                 return r < 0 ? EXIT_OK : r;
-        s = ctl_store(ctl);
-        if (!s)
-                return EXIT_FAILED;
         /* the daemon itself, if it answers: its pid, state and open runs */
         if (ctl_connect(ctl, true) == 0) {
                 json_t *req = json_pack("{s:s}", "cmd", "status");
                 if (ctl_request(ctl, req, -1, &live) != 0)
                         live = NULL;
                 json_decref(req);
+        } else if (ctl->sock_errno == EACCES) {
+                /* Not "not running": the socket is for root, the daemon's
+                 * user and the control group.  Without the database either,
+                 * that is all there is to say. */
+                ctl_denied_why(ctl, denied, sizeof denied);
+                if (access(ctl->db_path, R_OK) < 0 && errno == EACCES)
+                        return ctl_fail(EXIT_FAILED, "%s", denied);
+        }
+        s = ctl_store(ctl);
+        if (!s) {
+                json_decref(live);
+                return EXIT_FAILED;
         }
         if (store_summary(s, &sum) < 0 || store_metrics_list(s, &rows, &n) < 0)
                 return ctl_fail(EXIT_FAILED, "cannot read %s: %s", ctl->db_path, store_errmsg(s));
@@ -138,6 +149,9 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         "last", sum.ticks ? json_time(sum.last_t) : json_null());
         if (doc)
                 json_object_set(doc, "open_runs", open_runs);
+        if (doc && !live && ctl->sock_errno)
+                json_object_set_new(json_object_get(doc, "daemon"), "why",
+                                    json_string(denied[0] ? denied : strerror(ctl->sock_errno)));
         if (!doc) {
                 host_info_clear(&host);
                 return ctl_fail(EXIT_FAILED, "out of memory");
@@ -156,6 +170,10 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         duration_format(interval, iv, sizeof iv);
                 if (live)
                         printf("daemon:    running (pid %d): %s\n", (int)pid, status_line ? status_line : "");
+                else if (denied[0] && pid > 0)
+                        printf("daemon:    running (pid %d), but %s\n", (int)pid, denied);
+                else if (denied[0])
+                        printf("daemon:    no answer: %s\n", denied);
                 else if (pid > 0)
                         printf("daemon:    running (pid %d), but its control socket %s does not answer\n", (int)pid,
                                ctl->socket_path);

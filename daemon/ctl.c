@@ -1,13 +1,16 @@
 /* ctl.c - the control socket.
  *
- * A UNIX stream socket that anyone may connect to; each line is one JSON
- * request, each answer one JSON line.  Requests are size-limited and
- * validated (proto.c) before use, and a bad one gets {"ok": false,
- * "error": ...} while the daemon goes on.  Requests that change state
- * (runs, reload, import) need a permitted peer, decided from SO_PEERCRED
- * and SO_PEERGROUPS: uid 0, the daemon's own uid, or a member of the
- * control group.  An import passes its file as a descriptor (SCM_RIGHTS),
- * so the daemon never opens a path on a client's behalf.
+ * A UNIX stream socket, mode 0660, owned by the daemon's user and the
+ * control group: only root, that user and the group's members may
+ * connect.  Each line is one JSON request, each answer one JSON line.
+ * Requests are size-limited and validated (proto.c) before use, and a bad
+ * one gets {"ok": false, "error": ...} while the daemon goes on.  Requests
+ * that change state (runs, reload, import) are checked again per request,
+ * from SO_PEERCRED and SO_PEERGROUPS: uid 0, the daemon's own uid, or a
+ * member of the control group (a peer of the daemon's group, or one that
+ * was handed a connected descriptor, may only ask for status).  An import
+ * passes its file as a descriptor (SCM_RIGHTS), so the daemon never opens
+ * a path on a client's behalf.
  *
  * The daemon is one event loop, so a client must not be able to hold it
  * or its memory: the limits in ctl.h (invariants 1-4) bound the number of
@@ -457,16 +460,41 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
         return 0;
 }
 
+/* Give the socket file to gid: the file is ours (bound by us, not a
+ * symlink: lchown), and nothing to do when it has that group already (the
+ * service's system call filter may not allow chown(2) at all). */
+static int socket_chgrp(const char *path, gid_t gid)
+{
+        struct stat st;
+
+        if (lstat(path, &st) == 0 && st.st_gid == gid)
+                return 0;
+        return lchown(path, (uid_t)-1, gid) < 0 ? negative_errno() : 0;
+}
+
 int ctl_server_set_group(struct ctl_server *srv, const char *group)
 {
         struct group *g = group ? getgrnam(group) : NULL;
+        int r = 0;
 
         free(srv->group_name);
         srv->group_name = group ? strdup(group) : NULL;
         srv->has_group = g != NULL;
-        if (g)
+        if (!g)
+                r = -ENOENT;
+        else {
                 srv->group = g->gr_gid;
-        return g ? 0 : -ENOENT;
+                r = socket_chgrp(srv->path, g->gr_gid);
+        }
+        /* Without the control group the file has the daemon's own, never
+         * the control group of before a reload. */
+        if (r < 0) {
+                int k = socket_chgrp(srv->path, getegid());
+                if (k < 0)
+                        log_warning("control socket %s: cannot give it back to gid %u: %s", srv->path,
+                                    (unsigned)getegid(), strerror(-k));
+        }
+        return r;
 }
 
 /* Is someone listening on path?  Then it is not ours to replace. */
@@ -489,6 +517,7 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
         struct stat st;
         _cleanup_free_ char *dir = NULL;
         uid_t link_uid, dir_uid;
+        mode_t old_umask;
         char *slash;
         int r;
 
@@ -555,14 +584,19 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
                 goto fail;
         }
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-        if (bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-                r = negative_errno();
+        /* bind() creates the file with 0777 less the umask: under a narrow
+         * one, so that it is never more open than CTL_SOCKET_MODE, not even
+         * until the chmod below (one thread: the umask is ours). */
+        old_umask = umask(0777 & ~CTL_SOCKET_MODE);
+        r = bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? negative_errno() : 0;
+        umask(old_umask);
+        if (r < 0)
                 goto fail;
-        }
         srv->bound = true;
-        /* Anyone may connect and read the status; changes are checked per
-         * request against the peer's credentials.  The mode is set, not
-         * left to the umask, so that it is the same under any. */
+        /* Only the daemon's user and group (the control group, once
+         * ctl_server_set_group() gives it the file) may connect; changes
+         * are checked again per request.  The mode is set, not left to
+         * the umask, so that it is the same under any. */
         if (chmod(path, CTL_SOCKET_MODE) < 0 || listen(srv->listen_fd, SOMAXCONN) < 0) {
                 r = negative_errno();
                 goto fail;

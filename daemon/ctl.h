@@ -27,9 +27,11 @@ struct ctl_server;
 #define CTL_MAX_LINE         PROTO_MAX_LINE
 #define CTL_MAX_OUTPUT       (256 * 1024)
 #define CTL_IDLE_TIMEOUT_S   10
-/* The socket file's mode: anyone may connect (and ask for status); who may
- * change state is decided per request from the peer's credentials. */
-#define CTL_SOCKET_MODE      0666
+/* The socket file's mode, never world-writable: only its owner (the
+ * daemon's user) and its group (the control group, ctl_server_set_group())
+ * may connect.  Who may change state is still decided per request from the
+ * peer's credentials, for a peer that got a descriptor some other way. */
+#define CTL_SOCKET_MODE      0660
 #define CTL_SOCKET_DIR_MODE  0755
 
 /* Called for each valid request from a permitted peer.  fd: a file
@@ -43,7 +45,12 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
                    char **ret_err);
 struct ctl_server *ctl_server_free(struct ctl_server *srv);   /* closes, unlinks the socket */
 
-/* Who may change state: root, the daemon's uid, and members of group. */
+/* Who may change state: root, the daemon's uid, and members of group; the
+ * socket file is given to group, so that its members may connect.
+ * Returns 0; -ENOENT if group does not exist (the file then has the
+ * daemon's own group); or the -errno of chown(2) when the file cannot be
+ * given to group (-EPERM: the daemon is not root and not in it), which
+ * keeps its group, while members of group may still change state. */
 int ctl_server_set_group(struct ctl_server *srv, const char *group);
 
 #endif

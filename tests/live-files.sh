@@ -1,8 +1,9 @@
 #!/bin/bash
 # live-files.sh - the modes scalemond creates its files with, and the
 # symlinks it refuses to follow (scalemond(8), FILES AND PERMISSIONS):
-# database, -wal, -shm and socket under umask 000 and 077, and symlinks
-# planted by another user (nobody) at the database, -wal and socket paths.
+# database, -wal, -shm and socket (0660, the control group's: never
+# world-writable) under umask 000 and 077, and symlinks planted by another
+# user (nobody) at the database, -wal and socket paths.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
@@ -11,21 +12,27 @@ getent passwd nobody >/dev/null && getent group nogroup >/dev/null || skip_all "
 AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 modes() { stat -c '%n %a' "$@" | sed "s|$TMP/||"; }
 chmod 0711 "$TMP"
+CG=users                        # the control group: it gets the socket file
+getent group "$CG" >/dev/null || CG=
+printf 'control_group = %s\n' "${CG:-scalemon}" > "$TMP/scalemon.conf"
+CGID=$(getent group "${CG:-scalemon}" | cut -d: -f3); CGID=${CGID:-$(id -g)}   # no such group: the daemon's own
 
 # --- modes, under the widest and a narrow umask; directories made by the daemon ---
 for um in 000 077; do
         DB=$TMP/state$um/scalemon.db SOCK=$TMP/run$um/control.sock
-        umask $um; start_daemon; umask 022
+        umask $um; start_daemon --config "$TMP/scalemon.conf"; umask 022
         wait_flushed "$(now_ns)"
         got=$(modes "$TMP/state$um" "$DB" "$DB-wal" "$DB-shm" "$TMP/run$um" "$SOCK" | tr '\n' ' ')
         db=$(printf '%o' $((0640 & ~0$um)))
         dir=$(printf '%o' $((0755 & ~0$um)))
-        want="state$um $dir state$um/scalemon.db $db state$um/scalemon.db-wal $db state$um/scalemon.db-shm $db run$um $dir run$um/control.sock 666 "
-        [ "$got" = "$want" ]; ok $? "umask $um: directories $dir, database, -wal, -shm $db, socket 666 ($got)"
-        ww=$(find "$TMP/state$um" "$TMP/run$um" -perm -o+w ! -type s | wc -l)
-        [ "$ww" = 0 ]; ok $? "umask $um: nothing world-writable but the socket ($ww)"
-        own=$(stat -c '%u:%g' "$DB" "$DB-wal" "$DB-shm" "$SOCK" | sort -u)
-        [ "$own" = "$(id -u):$(id -g)" ]; ok $? "umask $um: all owned by the daemon's uid and gid ($own)"
+        want="state$um $dir state$um/scalemon.db $db state$um/scalemon.db-wal $db state$um/scalemon.db-shm $db run$um $dir run$um/control.sock 660 "
+        [ "$got" = "$want" ]; ok $? "umask $um: directories $dir, database, -wal, -shm $db, socket 660 ($got)"
+        ww=$(find "$TMP/state$um" "$TMP/run$um" -perm /o+w | wc -l)
+        [ "$ww" = 0 ]; ok $? "umask $um: nothing world-writable, the socket included ($ww)"
+        own=$(stat -c '%u:%g' "$DB" "$DB-wal" "$DB-shm" | sort -u)
+        [ "$own" = "$(id -u):$(id -g)" ]; ok $? "umask $um: database files owned by the daemon's uid and gid ($own)"
+        own=$(stat -c '%u:%g' "$SOCK")
+        [ "$own" = "$(id -u):$CGID" ]; ok $? "umask $um: socket owned by the daemon's uid and the control group ${CG:-(none: its own)} ($own)"
         stop_daemon; ok $? "umask $um: daemon stops (exit 0)"
 done
 

@@ -3,8 +3,10 @@
 # (scalemond(8), CONTROL SOCKET): a flood of connections is turned away
 # while sampling and runs go on, a slow-loris client and a client sending an
 # endless line are closed, a client that never reads its replies does not
-# grow the daemon, and a peer outside the control group may ask for status
-# but change nothing.  All against a real scalemond on a real socket.
+# grow the daemon, a peer outside the control group cannot connect at all
+# (the socket is 0660, owned by the control group, also after a reload)
+# and, should it get through, may ask for status but change nothing.  All
+# against a real scalemond on a real socket.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 # nobody cannot use a python3 under root's home (pyenv): prefer the system's
@@ -181,11 +183,38 @@ INTERVAL=100ms start_daemon --config "$TMP/scalemon.conf"
 ticks() { sql "SELECT count(*) FROM tick"; }
 
 # --- the socket file: who owns it, its mode ---
+gid_of() { getent group "$1" | cut -d: -f3; }
+CGID=$(gid_of "${CG:-scalemon}"); CGID=${CGID:-$(id -g)}      # no such group: the daemon's own
 st=$(stat -c '%F %a %u %g' "$SOCK")
-[ "$st" = "socket 666 $(id -u) $(id -g)" ]; ok $? "socket is mode 0666, owned by the daemon's uid and gid ($st)"
+[ "$st" = "socket 660 $(id -u) $CGID" ]
+ok $? "socket is mode 0660, owned by the daemon's uid and the control group ${CG:-scalemon} ($st)"
 
-# --- a peer that is neither root nor in the control group ---
+# --- a peer that is neither root nor in the control group cannot connect ---
 ctl run start keep >/dev/null; ok $? "root starts run keep"
+out=$(nobody_client raw '{"cmd":"status"}' 2>&1)
+echo "$out" | grep -q "PermissionError"; ok $? "as nobody: connect() refused by the file's mode ($(echo "$out" | tail -n 1))"
+denied_line="^scalemonctl: permission denied on $SOCK: only root, scalemond's user and members of group ${CG:-[^ ]*} may use it (ask to be added to the group)\$"
+for verb in "status" "run start intruder"; do
+        out=$("${AS_NOBODY[@]}" "$SCALEMONCTL" --db "$DB" --socket "$SOCK" $verb 2>&1); rc=$?
+        [ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "$denied_line"
+        ok $? "scalemonctl $verb as nobody: exit $rc, one line naming the group ($out)"
+done
+# with the database readable (its group, root) but still not the socket:
+# status from the database, and why the daemon does not answer
+AS_NOBODY_DB=(setpriv --reuid=nobody --regid=0 --clear-groups)
+out=$("${AS_NOBODY_DB[@]}" "$SCALEMONCTL" --db "$DB" --socket "$SOCK" status 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | head -n 1 |
+        grep -q "^daemon:    running (pid $DAEMON_PID), but permission denied on $SOCK: only root, scalemond's user and members of group"
+ok $? "scalemonctl status as nobody in group root (reads the database): exit $rc, says why ($(echo "$out" | head -n 1))"
+why=$("${AS_NOBODY_DB[@]}" "$SCALEMONCTL" --db "$DB" --socket "$SOCK" --format json status | jpy '"reachable=%s why=%s" % (d["daemon"]["reachable"], d["daemon"]["why"])')
+[[ "$why" == "reachable=False why=permission denied on $SOCK: "* ]]; ok $? "in JSON: reachable false, and why ($why)"
+! grep -q "control: uid 65534" "$TMP/daemon.log"; ok $? "the daemon never heard from them"
+
+# --- should such a peer get through: the daemon's own check per request ---
+# A socket opened up by hand simulates a peer that got a descriptor some
+# other way (or a mode changed behind the daemon's back), to test the
+# daemon-side check; 0660 is restored after.
+chmod 0666 "$SOCK"
 ctl export > "$TMP/export.json" 2>/dev/null && chmod 0644 "$TMP/export.json"
 state() { sql "SELECT name, status, coalesce(end, '') FROM run ORDER BY id; SELECT count(*) FROM run_mark;
                SELECT count(*) FROM event WHERE kind NOT IN ('cpu-offline', 'cpu-online')"; }
@@ -212,6 +241,7 @@ after=$(state)
 [ "$(sql "SELECT status FROM run WHERE name = 'keep'")" = running ]; ok $? "run keep still running"
 n=$(grep -c "control: uid 65534 (pid [0-9]*) may not" "$TMP/daemon.log")
 [ "$n" = 10 ]; ok $? "each refusal logged, naming the uid ($n of 10)"
+chmod 0660 "$SOCK"
 if [ -n "$CG" ]; then
         out=$(setpriv --reuid=nobody --regid=nogroup --groups="$CG" "$SCALEMONCTL" --db "$DB" --socket "$SOCK" \
                 run mark keep "from the group" 2>&1)
@@ -220,11 +250,30 @@ if [ -n "$CG" ]; then
                 run mark keep "primary group" 2>&1)
         ok $? "nobody with primary group $CG may mark a run ($out)"
         [ "$(sql "SELECT count(*) FROM run_mark")" = 2 ]; ok $? "both marks stored"
+        # a reload re-applies the control group to the socket file: another
+        # group, one that does not exist (the daemon's own then), and back
+        reload_group() { printf 'control_group = %s\n' "$1" > "$TMP/scalemon.conf" && ctl reload >/dev/null &&
+                         stat -c '%a %u %g' "$SOCK"; }
+        st=$(reload_group nogroup)
+        [ "$st" = "660 $(id -u) $(gid_of nogroup)" ]; ok $? "reload with control_group nogroup: socket group nogroup ($st)"
+        out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$SCALEMONCTL" --db "$DB" --socket "$SOCK" \
+                run mark keep "as nogroup" 2>&1)
+        ok $? "nobody, primary group nogroup, may now mark a run ($out)"
+        st=$(reload_group no-such-group-scalemon)
+        [ "$st" = "660 $(id -u) $(id -g)" ]; ok $? "reload with a group that does not exist: the daemon's own group ($st)"
+        grep -q "group no-such-group-scalemon does not exist: only root and uid 0 may start and stop runs" \
+                "$TMP/daemon.log"; ok $? "and that is logged"
+        st=$(reload_group "$CG")
+        [ "$st" = "660 $(id -u) $CGID" ]; ok $? "reload back to control_group $CG: socket group $CG ($st)"
 else
-        for i in 1 2 3; do echo "ok $((tap_n += 1)) # SKIP no group users to use as the control group"; done
+        for i in $(seq 8); do echo "ok $((tap_n += 1)) # SKIP no group users to use as the control group"; done
 fi
 
 # --- a flood of connections from an unprivileged user ---
+# One outside the control group cannot connect at all (above): open the
+# socket up for the flood, as for a peer that got through, so that the
+# limits are what turns it away.
+chmod 0666 "$SOCK"
 t0=$(ticks)
 touch "$TMP/nb/flood.hold"
 nobody_client flood 200 "$TMP/nb/flood.ready" "$TMP/nb/flood.hold" > "$TMP/flood.out" 2>&1 &
@@ -245,6 +294,7 @@ ctl run start during-flood --tag phase=flood >/dev/null && ctl run mark during-f
 ok $? "during the flood: run start, mark, stop work"
 t1=$(ticks)
 rm -f "$TMP/nb/flood.hold"; wait $flood_pid
+chmod 0660 "$SOCK"
 ctl run start after-flood >/dev/null && ctl run stop after-flood >/dev/null; ok $? "after the flood: run start and stop work"
 wait_flushed "$(now_ns)"
 t2=$(ticks)
@@ -305,4 +355,29 @@ ok $? "logged when held and when closed"
 [ "$(reachable)" = "$DAEMON_PID" ]; ok $? "scalemonctl status still reaches the daemon"
 
 stop_daemon; ok $? "daemon stops cleanly (exit 0)"
+
+# --- a daemon that may not give the socket to the control group ---
+# As under systemd: not root, CAP_PERFMON only, and here not in group $CG.
+nb_sock=$TMP/nb/control.sock nb_log=$TMP/nobody-daemon.log
+if [ -n "$CG" ]; then
+        printf 'control_group = %s\n' "$CG" > "$TMP/scalemon.conf"
+        setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=+perfmon --ambient-caps=+perfmon \
+                "$SCALEMOND" --foreground --config "$TMP/scalemon.conf" --db "$TMP/nb/nobody.db" \
+                --socket "$nb_sock" --interval 100ms > "$nb_log" 2>&1 &
+        nb_pid=$!
+        for i in $(seq 100); do grep -q 'started:' "$nb_log" && break; kill -0 $nb_pid 2>/dev/null || break; sleep 0.05; done
+fi
+if [ -n "$CG" ] && grep -q 'started:' "$nb_log"; then
+        st=$(stat -c '%a %u %g' "$nb_sock")
+        [ "$st" = "660 $(id -u nobody) $(gid_of nogroup)" ]; ok $? "daemon as nobody: socket 0660, its own group nogroup ($st)"
+        n=$(grep -c "cannot give the control socket to group $CG: Operation not permitted; it keeps scalemond's group nogroup" "$nb_log")
+        [ "$n" = 1 ]; ok $? "one notice that it cannot be given to group $CG ($(grep "cannot give" "$nb_log"))"
+        "$SCALEMONCTL" --db "$TMP/nb/nobody.db" --socket "$nb_sock" run start as-daemon-user >/dev/null
+        ok $? "root still starts a run"
+        kill -TERM $nb_pid; wait $nb_pid; ok $? "daemon as nobody stops cleanly"
+else
+        [ -n "${nb_pid:-}" ] && { kill -TERM $nb_pid 2>/dev/null; wait $nb_pid 2>/dev/null; }
+        diag "scalemond as nobody with CAP_PERFMON: $(head -n 3 "$nb_log" 2>/dev/null)"
+        for i in 1 2 3 4; do echo "ok $((tap_n += 1)) # SKIP no group users, or no ambient CAP_PERFMON for nobody here"; done
+fi
 finish

@@ -1,8 +1,9 @@
 #!/bin/bash
 # systemd-service.sh - scalemon.service under a real systemd: `make install`
 # into a container booted by tests/systemd-harness.sh, then start it (status
-# line, journal, capabilities, clients as root, as a member of group scalemon
-# and as anyone else, a run of a workload), reload it with a new interval
+# line, journal, capabilities, the control socket's owner and mode, clients
+# as root, as a member of group scalemon and as anyone else (who cannot
+# connect), a run of a workload), reload it with a new interval
 # and with a broken configuration, stop it, check systemd-analyze security,
 # and `make uninstall`.
 . "${srcdir:-.}/tests/lib.sh"
@@ -86,8 +87,16 @@ echo "$out" | grep -q "running (pid $pid): .*every 500ms"; ok $? "scalemonctl st
 sd useradd --no-create-home --no-user-group --gid users --groups scalemon tester
 out=$(as_tester scalemonctl status 2>&1)
 echo "$out" | grep -q "running (pid $pid)"; ok $? "as a member of group scalemon: $(echo "$out" | head -n 1)"
+[ "$(sd stat -c '%U:%G %a' /run/scalemon/control.sock)" = "scalemon:scalemon 660" ]
+ok $? "the control socket is scalemon:scalemon 0660 ($(sd stat -c '%U:%G %a' /run/scalemon/control.sock))"
+! journal_has "cannot give the control socket"; ok $? "no notice about the socket's group in the journal $(journal | grep 'control socket')"
+denied="^scalemonctl: permission denied on /run/scalemon/control.sock: only root, scalemond's user and members of group scalemon may use it (ask to be added to the group)\$"
 out=$(as_nobody scalemonctl status 2>&1); rc=$?
-[ $rc = 1 ] && echo "$out" | grep -qi "permission denied"; ok $? "anyone else may not read the database: $out"
+[ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "$denied"
+ok $? "anyone else may neither connect nor read the database: status exits $rc, one line: $out"
+out=$(as_nobody scalemonctl run start intruder 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "$denied"
+ok $? "nor start a run: exit $rc, the same line"
 out=$(sd scalemonctl run exec smoke --tag where=systemd -- "$top_builddir/tests/wl-pingpong" 2000 2>&1)
 ok $? "scalemonctl run exec of a workload ($out)"
 rep=$(sd scalemonctl --format json report --since smoke 2>"$TMP/report.err")
@@ -146,6 +155,22 @@ level=$(echo "$sec" | sed -n 's/.*Overall exposure level for scalemon.service: \
 echo "$sec" | grep '✗' | sed 's/  */ /g; s/^/# exposed: /'
 python3 -c "import sys; sys.exit(0 if float('${level:-99}') <= 2.0 else 1)"
 ok $? "systemd-analyze security: overall exposure ${level:-unknown} (at most 2.0)"
+
+# --- another control group, one the user scalemon is in ---
+sd mkdir -p /run/systemd/system/scalemon.service.d
+printf '[Service]\nSupplementaryGroups=users\n' | sd sh -c 'cat > /run/systemd/system/scalemon.service.d/group.conf'
+printf '# written by systemd-service.sh\ninterval = 200ms\ncontrol_group = users\n' | sd sh -c "cat > $CONF"
+sd systemctl daemon-reload && sd systemctl restart scalemon.service; ok $? "restart with control_group = users"
+sock_is() { [ "$(sd stat -c '%U:%G %a' /run/scalemon/control.sock 2>/dev/null)" = "$1" ]; }
+sd_poll 10 sock_is "scalemon:users 660"
+ok $? "the socket is given to group users: $(sd stat -c '%U:%G %a' /run/scalemon/control.sock)"
+! journal_has "cannot give the control socket"; ok $? "no notice: chown(2) passes the system call filter"
+out=$(sd setpriv --reuid=nobody --regid=nogroup --groups=users scalemonctl run start by-users 2>&1) &&
+        sd scalemonctl run stop by-users >/dev/null
+ok $? "nobody with supplementary group users starts a run ($out)"
+out=$(as_nobody scalemonctl run start intruder 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "members of group users may use it"; ok $? "without it: exit $rc, $out"
+sd rm -r /run/systemd/system/scalemon.service.d && sd systemctl daemon-reload
 
 # --- stop ---
 sd systemctl stop scalemon.service; ok $? "systemctl stop scalemon"
