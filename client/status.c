@@ -149,6 +149,8 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         "last", sum.ticks ? json_time(sum.last_t) : json_null());
         if (doc)
                 json_object_set(doc, "open_runs", open_runs);
+        if (doc && live && json_object_get(live, "memory"))
+                json_object_set(json_object_get(doc, "daemon"), "memory", json_object_get(live, "memory"));
         if (doc && !live && ctl->sock_errno)
                 json_object_set_new(json_object_get(doc, "daemon"), "why",
                                     json_string(denied[0] ? denied : strerror(ctl->sock_errno)));
@@ -168,9 +170,18 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                 format_bytes(sum.size_bytes, size, sizeof size);
                 if (interval)
                         duration_format(interval, iv, sizeof iv);
-                if (live)
+                if (live) {
+                        json_t *mem = json_object_get(live, "memory");
+                        char sq[32], held[32];
                         printf("daemon:    running (pid %d): %s\n", (int)pid, status_line ? status_line : "");
-                else if (denied[0] && pid > 0)
+                        format_bytes(json_integer_value(json_object_get(mem, "sqlite_bytes")), sq, sizeof sq);
+                        format_bytes(json_integer_value(json_object_get(mem, "held_bytes")), held, sizeof held);
+                        if (mem)
+                                printf("memory:    SQLite %s; %lld interval%s not yet written (%s)\n", sq,
+                                       (long long)json_integer_value(json_object_get(mem, "held_intervals")),
+                                       json_integer_value(json_object_get(mem, "held_intervals")) == 1 ? "" : "s",
+                                       held);
+                } else if (denied[0] && pid > 0)
                         printf("daemon:    running (pid %d), but %s\n", (int)pid, denied);
                 else if (denied[0])
                         printf("daemon:    no answer: %s\n", denied);

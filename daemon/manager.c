@@ -637,11 +637,12 @@ static json_t *status_json(struct manager *m)
         }
         if (store_last_tick(m->store, &last_tick, &last_end) == 0)
                 time_format_rfc3339(last_end, t, sizeof t);
-        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o}", "pid", (int)getpid(), "version", PACKAGE_VERSION,
-                      "status", m->status, "interval_s", (double)m->conf.interval_ns / 1e9, "cpus_online",
-                      cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database, "open_runs",
-                      runs_open_json(m->runs), "sampled_at", t, "sampled_at_ns", (json_int_t)last_end, "totals",
-                      totals);
+        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I}}", "pid", (int)getpid(), "version",
+                      PACKAGE_VERSION, "status", m->status, "interval_s", (double)m->conf.interval_ns / 1e9,
+                      "cpus_online", cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database,
+                      "open_runs", runs_open_json(m->runs), "sampled_at", t, "sampled_at_ns", (json_int_t)last_end,
+                      "totals", totals, "memory", "sqlite_bytes", (json_int_t)store_memory_used(),
+                      "held_intervals", (json_int_t)m->nbatch, "held_bytes", (json_int_t)m->backlog_bytes);
         return o;
 }
 

@@ -66,6 +66,8 @@ int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, doubl
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);
 int store_checkpoint(struct store *s, bool truncate);
+/* Memory SQLite holds in this process (its page cache, mostly). */
+int64_t store_memory_used(void);
 /* Size of the write-ahead log file in bytes (0 if there is none). */
 int64_t store_wal_size(struct store *s);
 /* Copy the whole WAL into the database and truncate it, without waiting:
