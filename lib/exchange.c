@@ -521,6 +521,45 @@ static int insert_pairs(struct store *s, const char *sql, int64_t run, json_t *o
         return r;
 }
 
+static int cmp_kv_key(const void *a, const void *b)
+{
+        return strcmp(((const struct store_kv *)a)->key, ((const struct store_kv *)b)->key);
+}
+
+/* The run's context, as a shared set (schema 0003). */
+static int insert_context(struct store *s, int64_t run, json_t *obj)
+{
+        _cleanup_free_ struct store_kv *kv = NULL;
+        const char *key;
+        json_t *v;
+        sqlite3_stmt *st;
+        size_t n = 0;
+        int64_t ctx;
+        int r;
+
+        if (!obj || json_object_size(obj) == 0)
+                return 0;
+        kv = calloc(json_object_size(obj), sizeof *kv);
+        if (!kv)
+                return -ENOMEM;
+        json_object_foreach(obj, key, v) {
+                kv[n].key = (char *)key;
+                kv[n].value = (char *)json_string_value(v);
+                n++;
+        }
+        qsort(kv, n, sizeof *kv, cmp_kv_key);
+        r = store_context_put(s, kv, n, &ctx);
+        if (r < 0)
+                return r;
+        if (sqlite3_prepare_v2(s->db, "UPDATE run SET context = ?1 WHERE id = ?2", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run");
+        sqlite3_bind_int64(st, 1, ctx);
+        sqlite3_bind_int64(st, 2, run);
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
+        sqlite3_finalize(st);
+        return r;
+}
+
 static int insert_totals(struct store *s, int64_t run, json_t *totals, json_t *doc)
 {
         const char *level, *loc, *metric;
@@ -614,8 +653,7 @@ static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, cha
                 e = insert_pairs(s, "INSERT INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", id,
                                  json_object_get(r, "scores"), true);
         if (e >= 0)
-                e = insert_pairs(s, "INSERT INTO run_context (run, key, value) VALUES (?1, ?2, ?3)", id,
-                                 json_object_get(r, "context"), false);
+                e = insert_context(s, id, json_object_get(r, "context"));
         if (e < 0)
                 return e;
         marks = json_object_get(r, "marks");
@@ -678,7 +716,7 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
         *ret_nruns = json_array_size(runs);
         goto out;
 rollback:
-        store_exec(s, "ROLLBACK");
+        store_rollback(s);
         if (!*ret_err && asprintf(ret_err, "import failed, nothing imported: %s", s->errmsg) < 0)
                 *ret_err = NULL;
 out:

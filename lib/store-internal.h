@@ -26,8 +26,17 @@ struct store {
         int lock_fd;                     /* flock()ed database file (writer), or -1 */
         sqlite3_stmt *stmt[_STMT_MAX];   /* the write path's prepared statements */
         int64_t metric_rowid[_M_MAX];    /* metric.id of each catalogue entry, 0 = none */
+        struct store_kv *ctx;            /* the last context set written ... */
+        size_t nctx;
+        int64_t ctx_id;                  /* ... and its id; 0: none (or rolled back) */
         char errmsg[512];
 };
+
+/* A context set's id: the last one written if the pairs are the same,
+ * else a new one (in the caller's transaction). */
+int store_context_put(struct store *s, const struct store_kv *kv, size_t n, int64_t *ret_id);
+/* Forget the last context set (its transaction was rolled back). */
+void store_context_forget(struct store *s);
 
 /* Prepare (or reuse) a statement of the write path. */
 sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);

@@ -366,6 +366,7 @@ struct store *store_close(struct store *s)
                 return NULL;
         for (int i = 0; i < _STMT_MAX; i++)
                 sqlite3_finalize(s->stmt[i]);
+        store_context_forget(s);
         if (s->db)
                 sqlite3_close(s->db);
         /* Only now: closing any fd of the file drops SQLite's POSIX locks. */
@@ -560,6 +561,7 @@ int store_commit(struct store *s)
  * is nothing to do, and the first error stays the one reported. */
 int store_rollback(struct store *s)
 {
+        store_context_forget(s);
         if (sqlite3_get_autocommit(s->db))
                 return 0;
         return store_exec(s, "ROLLBACK");

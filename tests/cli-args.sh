@@ -200,7 +200,7 @@ EOF
 # The state a bad command must leave alone: every run table, as SQL text.
 runs_dump() {
         sqlite3 -readonly -batch "$DB" \
-                ".dump run" ".dump run_tag" ".dump run_score" ".dump run_context" ".dump run_mark" ".dump run_total"
+                ".dump run" ".dump run_tag" ".dump run_score" ".dump context_kv" ".dump context_set" ".dump run_mark" ".dump run_total"
 }
 
 # check_table DAEMON-RUNNING: one TAP line per case (only the usage errors

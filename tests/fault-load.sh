@@ -42,6 +42,9 @@ mism=$(sql "WITH t AS (SELECT r.id, r.start_tick, r.end_tick,
             SELECT count(*) FROM t WHERE sys IS NULL OR sys != cpu OR sys != coalesce(
                    (SELECT sum(value) FROM sample WHERE metric = $cs AND tick > t.start_tick AND tick <= t.end_tick), 0)")
 [ "$mism" = 0 ]; ok $? "every run's context-switch total is exact: system = sum over CPUs = sum of its samples ($mism differ)"
+sets=$(sql "SELECT count(DISTINCT context) FROM run WHERE name LIKE 'load-%'")
+ctx=$(sql "SELECT count(*) FROM run_context JOIN run ON run.id = run_context.run WHERE run.name = 'load-0-0'")
+[ "$sets" -le 2 ] && [ "$ctx" -gt 5 ]; ok $? "their contexts ($ctx pairs each) are stored once: $sets set(s) for $pairs runs"
 shared=$(sql "SELECT count(DISTINCT start_tick) FROM run WHERE name LIKE 'load-%'")
 diag "$pairs runs started on $shared distinct ticks (boundaries within 1 ms share a tick)"
 

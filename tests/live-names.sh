@@ -231,8 +231,8 @@ ctl run stop viasock >/dev/null
 
 # --- nothing was read as SQL ---
 kill -0 "$DAEMON_PID"; ok $? "the daemon is still running"
-tables=$(sql "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('run', 'run_tag', 'run_score', 'run_context', 'run_mark', 'run_total') ORDER BY name" | paste -sd ' ')
-[ "$tables" = "run run_context run_mark run_score run_tag run_total" ]; ok $? "every run table is still there ($tables)"
+tables=$(sql "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('run', 'run_tag', 'run_score', 'context_kv', 'run_mark', 'run_total') ORDER BY name" | paste -sd ' ')
+[ "$tables" = "context_kv run run_mark run_score run_tag run_total" ]; ok $? "every run table is still there ($tables)"
 [ "$(sql 'PRAGMA integrity_check')" = ok ]; ok $? "integrity_check ok"
 [ "$(nruns)" = "$expect_runs" ]; ok $? "$(nruns) runs, as many as the good requests ($expect_runs)"
 [ "$(sql "SELECT count(*) FROM run_tag")" -ge "${#good_values[@]}" ]; ok $? "the tags are all there"

@@ -30,6 +30,23 @@ static int raw_exec(const char *db, const char *sql)
         return r == SQLITE_OK ? 0 : -1;
 }
 
+/* The first column of the first row of a query, -1 on error. */
+static int raw_count(const char *db, const char *sql)
+{
+        sqlite3 *h;
+        sqlite3_stmt *st;
+        int v = -1;
+        if (sqlite3_open(db, &h) != SQLITE_OK)
+                return -1;
+        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+                if (sqlite3_step(st) == SQLITE_ROW)
+                        v = sqlite3_column_int(st, 0);
+                sqlite3_finalize(st);
+        }
+        sqlite3_close(h);
+        return v;
+}
+
 static void fill_catalogue(struct store *s)
 {
         bool avail[_M_MAX];
@@ -185,6 +202,28 @@ static void test_schema_versions(void)
                 is_int(store_schema_version(s), store_latest_schema_version(), "migrated to the latest");
                 s = store_close(s);
         }
+
+        /* schema 2 with two runs sharing a context and one with another:
+         * 0003 moves the pairs into shared sets, run_context reads the same */
+        path(db, sizeof db, "v2.db");
+        ok(raw_exec(db, schema_migrations[0].sql) == 0 && raw_exec(db, schema_migrations[1].sql) == 0 &&
+                   raw_exec(db, "PRAGMA user_version = 2") == 0 &&
+                   raw_exec(db, "INSERT INTO host (id, machine_id, hostname, kernel, ncpus, nnodes, first_seen, last_seen) "
+                                "VALUES (1, 'm', 'h', 'k', 2, 1, 0, 0);"
+                                "INSERT INTO run (id, name, host, status, start, end) VALUES "
+                                "(1, 'a', 1, 'done', 0, 1), (2, 'b', 1, 'done', 1, 2), (3, 'c', 1, 'done', 2, 3);"
+                                "INSERT INTO run_context VALUES (1, 'thp', 'always'), (1, 'kernel', '6.1'), "
+                                "(2, 'thp', 'always'), (2, 'kernel', '6.1'), (3, 'thp', 'never');") == 0,
+           "database at schema 2 with three runs' contexts");
+        is_int(store_open(db, STORE_WRITE, &s, &err), 0, "opens");
+        if (s) {
+                is_int(store_schema_version(s), store_latest_schema_version(), "migrated to the latest");
+                s = store_close(s);
+        }
+        is_int(raw_count(db, "SELECT count(*) FROM run_context"), 5, "run_context still has the 5 pairs");
+        is_int(raw_count(db, "SELECT count(*) FROM run_context WHERE run = 2 AND key = 'thp' AND value = 'always'"), 1,
+               "run b's context reads the same");
+        is_int(raw_count(db, "SELECT count(*) FROM run WHERE context IS NOT NULL"), 3, "each run points to its set");
 
         path(db, sizeof db, "foreign.db");
         ok(raw_exec(db, "CREATE TABLE t (x)") == 0, "some other program's database");
