@@ -254,6 +254,66 @@ static int run_mark(struct ctl *ctl, int argc, char **argv)
         return r;
 }
 
+/* ---- run delete ---- */
+
+/* Through the daemon when it holds the database, else directly. */
+static int run_delete(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
+        _cleanup_free_ char *err = NULL;
+        struct store *w = NULL;
+        json_t *req, *reply = NULL;
+        const char *name;
+        int c, r;
+
+        while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
+                if (c == 'h') {
+                        printf("Usage: scalemonctl run delete NAME\n");
+                        return EXIT_OK;
+                }
+                return EXIT_USAGE;
+        }
+        if (argc - optind != 1)
+                return ctl_fail(EXIT_USAGE, "run delete takes one NAME (scalemonctl runs lists them)");
+        name = argv[optind];
+        if ((r = check_name(name)))
+                return r;
+        if (access(ctl->db_path, F_OK) < 0)
+                return ctl_fail(EXIT_FAILED, "no database at %s (give --db)", ctl->db_path);
+        r = store_open(ctl->db_path, STORE_WRITE, &w, &err);
+        if (r == -EBUSY) {
+                /* a daemon has the database: it deletes */
+                req = json_pack("{s:s,s:s}", "cmd", "run-delete", "name", name);
+                r = ctl_request(ctl, req, -1, &reply);
+                json_decref(req);
+                if (r)
+                        return r;
+                json_decref(reply);
+        } else if (r < 0)
+                return ctl_fail(EXIT_FAILED, "%s", err ? err : strerror(-r));
+        else {
+                r = store_run_delete(w, name);
+                if (r == -ENOENT)
+                        ctl_fail(EXIT_FAILED, "no run named %s (scalemonctl runs lists them)", name);
+                else if (r == -EBUSY)
+                        ctl_fail(EXIT_FAILED, "run %s is marked running but no daemon holds the database: "
+                                              "start scalemond, which closes it as interrupted", name);
+                else if (r < 0)
+                        ctl_fail(EXIT_FAILED, "cannot delete run %s: %s", name, store_errmsg(w));
+                store_close(w);
+                if (r < 0)
+                        return EXIT_FAILED;
+        }
+        if (ctl->format == FORMAT_JSON) {
+                json_t *doc = json_pack("{s:s}", "deleted", name);
+                r = output_json(doc);
+                json_decref(doc);
+                return r;
+        }
+        printf("deleted run %s\n", name);
+        return EXIT_OK;
+}
+
 /* ---- run exec ---- */
 
 static volatile sig_atomic_t forward_sig;
@@ -676,10 +736,11 @@ stop:
 int verb_run(struct ctl *ctl, int argc, char **argv)
 {
         if (argc < 2)
-                return ctl_fail(EXIT_USAGE, "run needs start, stop, exec or mark");
-        if (streq(argv[1], "start") || streq(argv[1], "stop") || streq(argv[1], "exec") || streq(argv[1], "mark"))
+                return ctl_fail(EXIT_USAGE, "run needs start, stop, exec, mark or delete");
+        if (streq(argv[1], "start") || streq(argv[1], "stop") || streq(argv[1], "exec") || streq(argv[1], "mark") ||
+            streq(argv[1], "delete"))
                 ctl_verb = streq(argv[1], "start") ? "run start" : streq(argv[1], "stop") ? "run stop"
-                         : streq(argv[1], "exec") ? "run exec" : "run mark";
+                         : streq(argv[1], "exec") ? "run exec" : streq(argv[1], "mark") ? "run mark" : "run delete";
         if (streq(argv[1], "start"))
                 return run_start(ctl, argc - 1, argv + 1);
         if (streq(argv[1], "stop"))
@@ -688,5 +749,7 @@ int verb_run(struct ctl *ctl, int argc, char **argv)
                 return run_exec(ctl, argc - 1, argv + 1);
         if (streq(argv[1], "mark"))
                 return run_mark(ctl, argc - 1, argv + 1);
-        return ctl_fail(EXIT_USAGE, "unknown run verb '%s': use start, stop, exec or mark", argv[1]);
+        if (streq(argv[1], "delete"))
+                return run_delete(ctl, argc - 1, argv + 1);
+        return ctl_fail(EXIT_USAGE, "unknown run verb '%s': use start, stop, exec, mark or delete", argv[1]);
 }

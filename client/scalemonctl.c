@@ -28,7 +28,8 @@ static const struct verb {
         { "run",     verb_run,     "run start NAME [--tag K=V]...\n"
                                    "  run stop [NAME] [--score K=V]... [--exit-status N]\n"
                                    "  run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n"
-                                   "  run mark [NAME] TEXT" },
+                                   "  run mark [NAME] TEXT\n"
+                                   "  run delete NAME             a finished run, its totals, tags, scores and marks" },
         { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]..." },
         { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
                                    "              [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"

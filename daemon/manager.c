@@ -676,6 +676,24 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
         case CMD_RUN_MARK:
                 reply = runs_mark(m->runs, m->store, req, ret_err);
                 break;
+        case CMD_RUN_DELETE: {
+                int r = runs_pick(m->runs, req->name, ret_err) >= 0 ? -EBUSY : store_run_delete(m->store, req->name);
+                if (r == 0) {
+                        log_run(LOG_INFO, req->name, "run %s deleted (uid %u)", req->name, (unsigned)peer->uid);
+                        reply = json_pack("{s:s}", "deleted", req->name);
+                        break;
+                }
+                if (r == -ENOENT)
+                        r = asprintf(ret_err, "no run named %s (scalemonctl runs lists them)", req->name);
+                else if (r == -EBUSY)
+                        r = asprintf(ret_err, "run %s is still running: stop it first (scalemonctl run stop %s)",
+                                     req->name, req->name);
+                else
+                        r = asprintf(ret_err, "cannot delete run %s: %s", req->name, store_errmsg(m->store));
+                if (r < 0)
+                        *ret_err = NULL;
+                break;
+        }
         case CMD_RELOAD:
                 if (reload(m, ret_err) >= 0)
                         reply = json_pack("{s:s}", "status", m->status);

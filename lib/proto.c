@@ -7,6 +7,7 @@
  *    "exit_status": 0, "wall_s": 61.2, "user_s": 3.1, "sys_s": 58.0}
  *   {"cmd": "run-mark", "text": "warm-up done"}
  *   {"cmd": "status"}   {"cmd": "reload"}   {"cmd": "import"} (+ an fd)
+ *   {"cmd": "run-delete", "name": "run42"}
  *
  * Every field is checked for type and shape; unknown fields are refused,
  * so a typo is an error rather than silently ignored.
@@ -31,6 +32,7 @@ static const char *const cmd_names[_CMD_MAX] = {
         [CMD_RUN_MARK] = "run-mark",
         [CMD_RELOAD] = "reload",
         [CMD_IMPORT] = "import",
+        [CMD_RUN_DELETE] = "run-delete",
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd)
@@ -225,6 +227,7 @@ static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_RUN_MARK] = F_NAME | F_TEXT,
         [CMD_RELOAD] = 0,
         [CMD_IMPORT] = 0,
+        [CMD_RUN_DELETE] = F_NAME,
 };
 
 static int get_string(json_t *o, const char *key, size_t max, char **ret, char **ret_err)
@@ -285,8 +288,8 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                         req->name = strdup(json_string_value(v));
                         if (!req->name)
                                 return -ENOMEM;
-                } else if (cmd == CMD_RUN_START)
-                        return fail(ret_err, "'run-start' needs a 'name'");
+                } else if (cmd == CMD_RUN_START || cmd == CMD_RUN_DELETE)
+                        return fail(ret_err, "'%s' needs a 'name'", proto_cmd_name(cmd));
         }
         if ((allowed & F_TAGS) && (v = json_object_get(o, "tags"))) {
                 json_t *tv;

@@ -26,6 +26,7 @@ enum proto_cmd {
         CMD_RUN_MARK,   /* [name], text */
         CMD_RELOAD,     /* re-read the configuration */
         CMD_IMPORT,     /* an export document, passed as a file descriptor */
+        CMD_RUN_DELETE, /* name: a finished run and what belongs to it */
         _CMD_MAX,
 };
 

@@ -282,6 +282,64 @@ fail:
         return r;
 }
 
+static int exec_id(struct store *s, const char *sql, int64_t id)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, sql);
+        sqlite3_bind_int64(st, 1, id);
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, sql);
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_run_delete(struct store *s, const char *name)
+{
+        sqlite3_stmt *st;
+        int64_t id = 0, ctx = 0;
+        bool running = false;
+        int r;
+
+        r = store_exec(s, "BEGIN IMMEDIATE");
+        if (r < 0)
+                return r;
+        if (sqlite3_prepare_v2(s->db, "SELECT id, status = 'running', context FROM run WHERE name = ?1", -1, &st, NULL) !=
+            SQLITE_OK) {
+                r = store_sqlite_error(s, "run");
+                goto fail;
+        }
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+                id = sqlite3_column_int64(st, 0);
+                running = sqlite3_column_int(st, 1);
+                ctx = sqlite3_column_int64(st, 2);
+        }
+        sqlite3_finalize(st);
+        r = id == 0 ? -ENOENT : running ? -EBUSY : 0;
+        if (r < 0)
+                goto fail;
+        /* tags, scores, marks and totals go with it (ON DELETE CASCADE) */
+        r = exec_id(s, "DELETE FROM run WHERE id = ?1", id);
+        if (r >= 0 && ctx > 0)
+                r = exec_id(s, "DELETE FROM context_kv WHERE ctx = ?1 AND NOT EXISTS (SELECT 1 FROM run WHERE context = ?1)",
+                            ctx);
+        if (r >= 0 && ctx > 0)
+                r = exec_id(s, "DELETE FROM context_set WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM run WHERE context = ?1)",
+                            ctx);
+        if (r >= 0)
+                r = store_exec(s, "COMMIT");
+        if (r < 0)
+                goto fail;
+        if (ctx == s->ctx_id)
+                store_context_forget(s);   /* it may be gone */
+        return 0;
+fail:
+        store_rollback(s);
+        return r;
+}
+
 int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text)
 {
         sqlite3_stmt *st;

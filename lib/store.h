@@ -210,6 +210,11 @@ struct run_end {
 };
 int store_run_finish(struct store *s, int64_t id, const struct run_end *re);
 int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text);
+/* Delete a finished run and what belongs to it: tags, scores, marks,
+ * totals, and its context set unless another run shares it.  The samples
+ * of its time stay (they are the machine's).  -ENOENT: no run of that
+ * name; -EBUSY: it is still running. */
+int store_run_delete(struct store *s, const char *name);
 
 int store_run_find(struct store *s, const char *name, struct run_info *ret);   /* -ENOENT */
 int store_runs_open(struct store *s, struct run_info **ret, size_t *ret_n);

@@ -67,8 +67,8 @@ table=$(cat <<'EOF'
 2|^unknown option '--bogus'; try 'scalemonctl query --help'$|query context_switches --bogus
 2|^unknown option '-x'; try 'scalemonctl query --help'$|query context_switches -x
 1|^no run named 'nosuchrun' \(see scalemonctl runs\)$|query context_switches --since nosuchrun
-2|^run needs start, stop, exec or mark$|run
-2|^unknown run verb 'begin': use start, stop, exec or mark$|run begin x
+2|^run needs start, stop, exec, mark or delete$|run
+2|^unknown run verb 'begin': use start, stop, exec, mark or delete$|run begin x
 2|^unknown run verb '': use start|run ""
 2|^run start needs a NAME$|run start
 2|^run start takes one NAME; tags are --tag K=V$|run start a b
@@ -88,6 +88,12 @@ table=$(cat <<'EOF'
 2|^--tag k given twice$|run start x --tag k=1 --tag k=2
 2|^unknown option '--bogus'; try 'scalemonctl run start --help'$|run start x --bogus
 2|^run stop takes at most one NAME; scores are --score K=V$|run stop a b
+2|^run delete takes one NAME \(scalemonctl runs lists them\)$|run delete
+2|^run delete takes one NAME \(scalemonctl runs lists them\)$|run delete a b
+2|^run name '': a run name has 1 to 128 characters$|run delete ""
+2|^run name 'x+\[\.\.\.[0-9]+ bytes\.\.\.\]x+': a run name has 1 to 128 characters$|run delete $H
+2|^run name 'x;y': a run name has only letters|run delete "x;y"
+2|^unknown option '--bogus'; try 'scalemonctl run delete --help'$|run delete x --bogus
 2|^run name '': a run name has 1|run stop ""
 2|^run name 'x+\[\.\.\.[0-9]+ bytes\.\.\.\]x+': a run name has 1|run stop $H
 2|^option '--score' needs a value; try 'scalemonctl run stop --help'$|run stop --score

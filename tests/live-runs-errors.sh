@@ -48,7 +48,7 @@ err 2 "--exit-status '300': expected a whole number from 0 to 255" -- ctl run st
 err 2 "--score-regex s: needs a capture group" -- ctl run exec t1 --score-regex 's=[0-9]+' -- true
 err 2 "--score-regex s: not a POSIX extended regular expression" -- ctl run exec t1 --score-regex 's=([0-9]+' -- true
 err 2 "run exec t1: no command given (put it after --)" -- ctl run exec t1 --
-err 2 "unknown run verb 'begin': use start, stop, exec or mark" -- ctl run begin x
+err 2 "unknown run verb 'begin': use start, stop, exec, mark or delete" -- ctl run begin x
 err 2 "--metric: unknown metric 'nope'" -- ctl report --metric nope
 [ -z "$(sql "SELECT name FROM run WHERE name = 't1'")" ]; ok $? "no run created by any bad command"
 
