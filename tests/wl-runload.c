@@ -198,5 +198,11 @@ int main(int argc, char **argv)
         printf("pairs %ld errors %ld seconds %.2f rate %.1f p50_ms %.3f p99_ms %.3f max_ms %.3f\n", pairs, errors, seconds,
                (double)pairs / seconds, nlat ? lat[nlat / 2] : 0, nlat ? lat[nlat * 99 / 100] : 0,
                nlat ? lat[nlat - 1] : 0);
+        for (int i = 0; i < nclients; i++) {
+                close(cl[i].fd);
+                free(cl[i].lat_ms);
+        }
+        free(cl);
+        free(lat);
         return errors ? 1 : 0;
 }
