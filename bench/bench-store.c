@@ -1,4 +1,5 @@
-/* bench-store.c - what the sparse sample layout buys, measured side by
+/* bench-store.c - what the sparse sample layout buys (per-CPU values
+ * packed one row per tick and metric since schema 0004), measured side by
  * side with the obvious dense one (one row per metric, tick and location,
  * zeros included, rowid table with an index), on the same synthetic hour
  * of a large machine: file size, write time, and the time to read one
@@ -178,11 +179,18 @@ int main(void)
                 int64_t id;
                 store_begin(st);
                 store_add_tick(st, t0 + k * S, S, &id);
-                for (int m = 0; m < _M_MAX; m++)
+                for (int m = 0; m < _M_MAX; m++) {
+                        int64_t cpu[NCPU];
                         for (int c = 0; c < nloc(m); c++) {
                                 synth(m, c, k, &v);
-                                store_add_sample(st, id, m, c, v, false);
+                                if (metric_table[m].scope == SCOPE_CPU)
+                                        cpu[c] = v;
+                                else
+                                        store_add_sample(st, id, m, c, v, false);
                         }
+                        if (metric_table[m].scope == SCOPE_CPU)
+                                store_add_cpu_values(st, id, m, cpu, NULL, NCPU);
+                }
                 store_commit(st);
         }
         store_checkpoint(st, true);

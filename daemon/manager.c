@@ -52,6 +52,9 @@ struct manager {
         struct runs *runs;
         int64_t host_id;
 
+        int64_t *cpu_vals;                 /* write_batch()'s per-CPU row of one metric */
+        bool *cpu_nulls;
+        int cpu_cap;
         struct tick *batch;                /* ticks not yet written */
         size_t nbatch, capbatch;
         int64_t backlog_bytes;             /* memory held by batch[0..nbatch) */
@@ -294,6 +297,59 @@ static int take_sample(struct manager *m)
         return 0;
 }
 
+/* A tick's cpu-scope values v[0..n), all of one metric, as one packed
+ * row (schema 0004).  The sampler sorts a tick's values by metric. */
+static int write_cpu_values(struct manager *m, int64_t tick, const struct sample_value *v, size_t n)
+{
+        int ncpus = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (v[i].loc >= 0)
+                        ncpus = MAX(ncpus, v[i].loc + 1);
+        if (ncpus > m->cpu_cap) {
+                int64_t *pv = realloc(m->cpu_vals, (size_t)ncpus * sizeof *pv);
+                bool *pn;
+                if (!pv)
+                        return -ENOMEM;
+                m->cpu_vals = pv;
+                pn = realloc(m->cpu_nulls, (size_t)ncpus * sizeof *pn);
+                if (!pn)
+                        return -ENOMEM;
+                m->cpu_nulls = pn;
+                m->cpu_cap = ncpus;
+        }
+        memset(m->cpu_vals, 0, (size_t)ncpus * sizeof *m->cpu_vals);
+        memset(m->cpu_nulls, 0, (size_t)ncpus * sizeof *m->cpu_nulls);
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].loc < 0)
+                        continue;
+                /* deltas of u64 counters, clamped at 0: never negative */
+                m->cpu_vals[v[i].loc] = v[i].null ? 0 : MAX(v[i].value, (int64_t)0);
+                m->cpu_nulls[v[i].loc] = v[i].null;
+        }
+        return store_add_cpu_values(m->store, tick, v[0].metric, m->cpu_vals, m->cpu_nulls, ncpus);
+}
+
+static int write_tick_values(struct manager *m, int64_t id, const struct tick *t)
+{
+        int r = 0;
+
+        for (size_t k = 0; r >= 0 && k < t->nv;) {
+                size_t end = k + 1;
+
+                if (metric_table[t->v[k].metric].scope != SCOPE_CPU) {
+                        r = store_add_sample(m->store, id, t->v[k].metric, t->v[k].loc, t->v[k].value, t->v[k].null);
+                        k++;
+                        continue;
+                }
+                while (end < t->nv && t->v[end].metric == t->v[k].metric)
+                        end++;
+                r = write_cpu_values(m, id, t->v + k, end - k);
+                k = end;
+        }
+        return r;
+}
+
 static int write_batch(struct manager *m)
 {
         int r = store_begin(m->store);
@@ -306,8 +362,8 @@ static int write_batch(struct manager *m)
                 int64_t id;
 
                 r = store_add_tick(m->store, t->t, t->dur, &id);
-                for (size_t k = 0; r >= 0 && k < t->nv; k++)
-                        r = store_add_sample(m->store, id, t->v[k].metric, t->v[k].loc, t->v[k].value, t->v[k].null);
+                if (r >= 0)
+                        r = write_tick_values(m, id, t);
                 for (size_t k = 0; r >= 0 && k < t->nmux; k++)
                         r = store_add_mux(m->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
                 for (size_t k = 0; r >= 0 && k < t->nev; k++)
@@ -761,6 +817,8 @@ struct manager *manager_free(struct manager *m)
         for (size_t i = 0; i < m->capbatch; i++)
                 tick_clear(&m->batch[i]);
         free(m->batch);
+        free(m->cpu_vals);
+        free(m->cpu_nulls);
         sampler_free(m->sampler);
         store_close(m->store);
         conf_free(&m->conf);

@@ -11,6 +11,7 @@
 enum {
         STMT_ADD_TICK,
         STMT_ADD_SAMPLE,
+        STMT_ADD_CPU,
         STMT_ADD_MUX,
         STMT_ADD_EVENT,
         STMT_META_SET,
@@ -26,6 +27,8 @@ struct store {
         int lock_fd;                     /* flock()ed database file (writer), or -1 */
         sqlite3_stmt *stmt[_STMT_MAX];   /* the write path's prepared statements */
         int64_t metric_rowid[_M_MAX];    /* metric.id of each catalogue entry, 0 = none */
+        uint8_t *packbuf;                /* store_add_cpu_values()' blob, reused */
+        size_t packcap;
         struct store_kv *ctx;            /* the last context set written ... */
         size_t nctx;
         int64_t ctx_id;                  /* ... and its id; 0: none (or rolled back) */
@@ -45,6 +48,8 @@ sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
 int store_exec(struct store *s, const char *sql);
 /* Remember sqlite's message for store_errmsg() and return -EIO. */
 int store_sqlite_error(struct store *s, const char *what);
+/* Catalogue id of a metric.id, -1 if unknown. */
+int store_metric_by_rowid(struct store *s, int64_t rowid);
 /* Fill metric_rowid[] from the metric table. */
 int store_load_metric_ids(struct store *s);
 

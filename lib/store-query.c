@@ -2,7 +2,8 @@
  *
  * Every query here is bounded by an index: ticks are found by tick_by_t,
  * and a metric's samples in a tick by the (tick, metric) prefix of the
- * sample table's key.
+ * sample table's key, or cpu_sample's whole key: one row, whose blob is
+ * decoded here for a CPU or a node (schema 0004).
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "macro.h"
+#include "packed.h"
 #include "store-internal.h"
 
 static void copy_col(char *dst, size_t len, sqlite3_stmt *st, int col)
@@ -176,6 +178,119 @@ int store_topology_get(struct store *s, int **ret_node, bool **ret_online, int *
         return 0;
 }
 
+/* Append a tick's value to pts, or add it to the last bucket. */
+static int series_add(struct series_point **pts, size_t *n, size_t *cap, int64_t t, int64_t dur, double v, bool nc,
+                      int64_t step_ns)
+{
+        int64_t bucket = step_ns > 0 ? t - ((t % step_ns) + step_ns) % step_ns : t;
+
+        if (step_ns > 0 && *n > 0 && (*pts)[*n - 1].t_ns == bucket) {
+                (*pts)[*n - 1].dur_ns += dur;
+                (*pts)[*n - 1].value += v;
+                (*pts)[*n - 1].not_counted |= nc;
+                return 0;
+        }
+        if (*n == *cap) {
+                size_t c = *cap ? *cap * 2 : 256;
+                void *p = realloc(*pts, c * sizeof **pts);
+                if (!p)
+                        return -ENOMEM;
+                *pts = p;
+                *cap = c;
+        }
+        (*pts)[(*n)++] = (struct series_point){ .t_ns = bucket, .dur_ns = dur, .value = v, .not_counted = nc };
+        return 0;
+}
+
+/* One cpu_sample row's value for the filter: the total column for the
+ * whole machine when every CPU was counted, else the blob decoded. */
+static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const int *node, int nnode,
+                         int64_t *ret, bool *ret_nc)
+{
+        struct packed_iter it;
+        int64_t sum = 0, v;
+        bool nc = false, null;
+        int c, r;
+
+        if (sqlite3_column_type(st, 3) == SQLITE_NULL) {        /* no row: all 0 (invariant 6) */
+                *ret = 0;
+                *ret_nc = false;
+                return 0;
+        }
+        if (f == SERIES_ALL && sqlite3_column_type(st, 2) != SQLITE_NULL) {
+                *ret = sqlite3_column_int64(st, 2);
+                *ret_nc = false;
+                return 0;
+        }
+        packed_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+        while ((r = packed_next(&it, &c, &v, &null)) > 0) {
+                if (f == SERIES_CPU && c != arg) {
+                        if (c > arg)
+                                break;
+                        continue;
+                }
+                if (f == SERIES_NODE && (c >= nnode || node[c] != arg))
+                        continue;
+                if (null)
+                        nc = true;
+                else
+                        sum = (int64_t)((uint64_t)sum + (uint64_t)v);
+        }
+        if (r < 0)
+                return r;
+        *ret = sum;
+        *ret_nc = nc;
+        return 0;
+}
+
+static int series_cpu(struct store *s, int64_t mid, double scale, enum series_filter f, int arg, int64_t since,
+                      int64_t until, int64_t step_ns, struct series_point **ret, size_t *ret_n)
+{
+        _cleanup_free_ struct series_point *pts = NULL;
+        _cleanup_free_ int *node = NULL;
+        size_t n = 0, cap = 0;
+        sqlite3_stmt *st;
+        int nnode = 0, r;
+
+        if (f == SERIES_NODE) {
+                r = store_topology_get(s, &node, NULL, &nnode);
+                if (r < 0)
+                        return r;
+        }
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT t.t, t.dur, c.total, c.vals FROM tick t "
+                               "LEFT JOIN cpu_sample c ON c.tick = t.id AND c.metric = ?1 "
+                               "WHERE t.t >= ?2 AND t.t < ?3 ORDER BY t.id",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, mid);
+        sqlite3_bind_int64(st, 2, since);
+        sqlite3_bind_int64(st, 3, until);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int64_t v;
+                bool nc;
+
+                r = cpu_row_value(st, f, arg, node, nnode, &v, &nc);
+                if (r < 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick time %lld",
+                                 (long long)sqlite3_column_int64(st, 0));
+                        break;
+                }
+                r = series_add(&pts, &n, &cap, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                               (double)v * scale, nc, step_ns);
+                if (r < 0)
+                        break;
+        }
+        sqlite3_finalize(st);
+        if (r < 0)
+                return r;
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "series");
+        *ret = TAKE_PTR(pts);
+        *ret_n = n;
+        return 0;
+}
+
 int store_series(struct store *s, const char *metric, enum series_filter f, int arg,
                  int64_t since, int64_t until, int64_t step_ns,
                  struct series_point **ret, size_t *ret_n)
@@ -204,13 +319,11 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
                         scale = sqlite3_column_double(q, 0);
                 sqlite3_finalize(q);
         }
+        if (def->scope == SCOPE_CPU)
+                return series_cpu(s, mid, scale, f, arg, since, until, step_ns, ret, ret_n);
 
-        if (f == SERIES_CPU || (f == SERIES_NODE && def->scope == SCOPE_NODE))
-                locsql = " AND s.loc = ?4";
-        else if (f == SERIES_NODE)
-                locsql = " AND s.loc IN (SELECT cpu FROM cpu WHERE node = ?4)";
-        else
-                locsql = "";
+        /* node and system metrics: one sample row per value (0001) */
+        locsql = f == SERIES_ALL ? "" : " AND s.loc = ?4";
         snprintf(sql, sizeof sql,
                  "SELECT t.t, t.dur, total(s.value), count(s.loc) - count(s.value) "
                  "FROM tick t LEFT JOIN sample s ON s.metric = ?1 AND s.tick = t.id%s "
@@ -225,28 +338,14 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
                 sqlite3_bind_int(st, 4, arg);
 
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                int64_t t = sqlite3_column_int64(st, 0), dur = sqlite3_column_int64(st, 1);
-                double v = sqlite3_column_double(st, 2) * scale;
-                bool nc = sqlite3_column_int(st, 3) > 0;
-                int64_t bucket = step_ns > 0 ? t - ((t % step_ns) + step_ns) % step_ns : t;
-
-                if (step_ns > 0 && n > 0 && pts[n - 1].t_ns == bucket) {
-                        pts[n - 1].dur_ns += dur;
-                        pts[n - 1].value += v;
-                        pts[n - 1].not_counted |= nc;
-                        continue;
-                }
-                if (n == cap) {
-                        void *p = realloc(pts, (cap = cap ? cap * 2 : 256) * sizeof *pts);
-                        if (!p) {
-                                sqlite3_finalize(st);
-                                return -ENOMEM;
-                        }
-                        pts = p;
-                }
-                pts[n++] = (struct series_point){ .t_ns = bucket, .dur_ns = dur, .value = v, .not_counted = nc };
+                r = series_add(&pts, &n, &cap, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                               sqlite3_column_double(st, 2) * scale, sqlite3_column_int(st, 3) > 0, step_ns);
+                if (r < 0)
+                        break;
         }
         sqlite3_finalize(st);
+        if (r < 0)
+                return r;
         if (r != SQLITE_DONE)
                 return store_sqlite_error(s, "series");
         *ret = TAKE_PTR(pts);

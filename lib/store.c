@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 
 #include "macro.h"
+#include "packed-sql.h"
+#include "packed.h"
 #include "pathsec.h"
 #include "schema.h"
 #include "store-internal.h"
@@ -147,6 +149,14 @@ static int check_is_ours(struct store *s)
                 return -EMEDIUMTYPE;
         }
         return 0;
+}
+
+int store_metric_by_rowid(struct store *s, int64_t rowid)
+{
+        for (int i = 0; i < _M_MAX; i++)
+                if (s->metric_rowid[i] == rowid && rowid != 0)
+                        return i;
+        return -1;
 }
 
 int store_load_metric_ids(struct store *s)
@@ -302,6 +312,11 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
         }
         sqlite3_extended_result_codes(s->db, 1);
         sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+        /* before migrating: 0004 packs old rows with scalemon_pack */
+        if (packed_sql_register(s->db) != SQLITE_OK) {
+                r = store_sqlite_error(s, "registering SQL functions");
+                goto fail;
+        }
 
         r = check_is_ours(s);
         if (r < 0)
@@ -310,13 +325,28 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
         if (mode == STORE_WRITE) {
                 /* WAL: readers never block the writer nor it them.  NORMAL
                  * sync: a crash of the process loses nothing committed.
-                 * A passive checkpoint once the log holds 1000 pages (4 MiB
-                 * at 4 KiB pages) keeps each one short: left to the
-                 * minute's checkpoint alone, a minute of heavy writing
-                 * (runs started and stopped by the thousand) took seconds
-                 * to copy and held up sampling. */
-                r = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                            "PRAGMA wal_autocheckpoint = 1000; PRAGMA foreign_keys = ON");
+                 * A passive checkpoint once the log holds 4 MiB keeps
+                 * each one short: left to the minute's checkpoint alone,
+                 * a minute of heavy writing (runs started and stopped by
+                 * the thousand) took seconds to copy and held up
+                 * sampling.
+                 * 16 KiB pages, for a new database only (an existing one
+                 * keeps its size: changing it means a VACUUM out of WAL
+                 * mode): a cpu_sample row keeps up to ~4 KB in its b-tree
+                 * page, where 4 KiB pages keep ~1 KB and put the rest of a
+                 * 1024-CPU blob on an overflow page of its own, three
+                 * times the bytes (schema 0004). */
+                int page_size = 0;
+                char ckpt[64];
+
+                r = store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                            "PRAGMA foreign_keys = ON");
+                if (r >= 0)
+                        r = pragma_int(s, "PRAGMA page_size", &page_size);
+                if (r < 0)
+                        goto fail;
+                snprintf(ckpt, sizeof ckpt, "PRAGMA wal_autocheckpoint = %d", (4 << 20) / MAX(page_size, 512));
+                r = store_exec(s, ckpt);
                 if (r < 0)
                         goto fail;
                 r = migrate(s);
@@ -367,6 +397,7 @@ struct store *store_close(struct store *s)
         for (int i = 0; i < _STMT_MAX; i++)
                 sqlite3_finalize(s->stmt[i]);
         store_context_forget(s);
+        free(s->packbuf);
         if (s->db)
                 sqlite3_close(s->db);
         /* Only now: closing any fd of the file drops SQLite's POSIX locks. */
@@ -589,6 +620,8 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
         sqlite3_stmt *st;
         int r;
 
+        if (metric_table[m].scope == SCOPE_CPU)        /* invariant 7 */
+                return -EINVAL;
         if (!is_null && value == 0)     /* invariant 1 */
                 return 0;
         if (!s->metric_rowid[m])
@@ -606,6 +639,55 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
         r = sqlite3_step(st);
         sqlite3_reset(st);
         return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "sample");
+}
+
+int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const int64_t *vals, const bool *nulls,
+                         int ncpus)
+{
+        sqlite3_stmt *st;
+        int64_t total = 0;
+        bool any = false, null = false;
+        size_t need, len;
+        int r;
+
+        if (metric_table[m].scope != SCOPE_CPU || ncpus < 0 || ncpus > PACKED_MAX_CPUS)
+                return -EINVAL;
+        for (int c = 0; c < ncpus; c++) {
+                if (nulls && nulls[c])
+                        null = any = true;
+                else if (vals[c] != 0) {
+                        any = true;
+                        total = (int64_t)((uint64_t)total + (uint64_t)vals[c]);
+                }
+        }
+        if (!any)               /* invariant 6 */
+                return 0;
+        if (!s->metric_rowid[m])
+                return -ENOENT;
+        need = packed_encode_bound(ncpus);
+        if (need > s->packcap) {
+                uint8_t *p = realloc(s->packbuf, need);
+                if (!p)
+                        return -ENOMEM;
+                s->packbuf = p;
+                s->packcap = need;
+        }
+        r = packed_encode(vals, nulls, ncpus, s->packbuf, s->packcap, &len);
+        if (r < 0)
+                return r;
+        st = store_stmt(s, STMT_ADD_CPU, "INSERT INTO cpu_sample (tick, metric, total, vals) VALUES (?1, ?2, ?3, ?4)");
+        if (!st)
+                return -EIO;
+        sqlite3_bind_int64(st, 1, tick);
+        sqlite3_bind_int64(st, 2, s->metric_rowid[m]);
+        if (null)
+                sqlite3_bind_null(st, 3);
+        else
+                sqlite3_bind_int64(st, 3, total);
+        sqlite3_bind_blob(st, 4, s->packbuf, (int)len, SQLITE_STATIC);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "cpu_sample");
 }
 
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty)
@@ -689,7 +771,8 @@ int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *
         if (r < 0)
                 return r;
         {
-                static const char *const sql[] = { "DELETE FROM sample WHERE tick <= ?1", "DELETE FROM mux WHERE tick <= ?1",
+                static const char *const sql[] = { "DELETE FROM sample WHERE tick <= ?1", "DELETE FROM cpu_sample WHERE tick <= ?1",
+                                                   "DELETE FROM mux WHERE tick <= ?1",
                                                    "DELETE FROM tick WHERE id <= ?1" };
                 for (size_t i = 0; i < ELEMENTSOF(sql) && r >= 0; i++) {
                         if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK) {

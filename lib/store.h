@@ -60,8 +60,15 @@ int store_begin(struct store *s);
 int store_commit(struct store *s);
 int store_rollback(struct store *s);
 int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_tick);
-/* A zero value is not stored (schema invariant 1); is_null: not counted. */
+/* A node- or system-scope value (-EINVAL for a cpu-scope metric).  A zero
+ * value is not stored (schema invariant 1); is_null: not counted. */
 int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, int64_t value, bool is_null);
+/* Every CPU's value of a cpu-scope metric in a tick, packed in one row
+ * (schema 0004): vals[c] for CPU c < ncpus, nulls[c] (nulls may be NULL)
+ * if it was not counted.  Nothing is stored if all are 0 (invariant 6).
+ * -EINVAL: not a cpu-scope metric; -ERANGE: a negative value. */
+int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const int64_t *vals, const bool *nulls,
+                         int ncpus);
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty);
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);

@@ -21,7 +21,7 @@ stop_bg() {
         BG=
 }
 trap 'stop_bg; cleanup' EXIT
-sqlr() { sqlite3 -readonly -batch -noheader -cmd ".timeout 5000" "$DB" "$@"; }
+sqlr() { sqlite3 -readonly -batch -noheader -cmd ".timeout 5000" -cmd ".load $SQLITE_EXT" -cmd "$SQL_UNPACK" "$DB" "$@"; }
 
 # what runs look like in the database, one line each: name, status,
 # score, number of totals, every total

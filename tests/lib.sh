@@ -75,7 +75,17 @@ stop_daemon() {
 }
 
 ctl() { "$SCALEMONCTL" --db "$DB" --socket "$SOCK" "$@"; }
-sql() { sqlite3 -readonly -batch -noheader "$DB" "$@"; }
+# Per-CPU values are packed, one cpu_sample row per tick and metric
+# (schema 0004).  For the tests' SQL, temp views with the old names show
+# them unpacked again, through the SQL functions of scalemon.so: sample
+# (metric, tick, loc, value) has every row the old table had (no zeros,
+# NULL where not counted), and samples has cpu_samples' rows too.
+SQLITE_EXT=${SQLITE_EXT:-$top_builddir/scalemon.so}
+SQL_UNPACK="CREATE TEMP VIEW sample AS
+          SELECT metric, tick, loc, value FROM main.sample
+          UNION ALL SELECT c.metric, c.tick, u.cpu, u.value FROM main.cpu_sample c, scalemon_cpus(c.vals) u;
+        CREATE TEMP VIEW samples AS SELECT * FROM main.samples UNION ALL SELECT * FROM main.cpu_samples;"
+sql() { sqlite3 -readonly -batch -noheader -cmd ".load $SQLITE_EXT" -cmd "$SQL_UNPACK" "$DB" "$@"; }
 
 now_ns() { date +%s%N; }
 ns_to_when() { printf '@%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }

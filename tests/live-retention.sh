@@ -16,7 +16,8 @@ old=$(( $(date +%s) - 3 * 86400 ))
         echo "INSERT OR IGNORE INTO metric (name, scope, unit, source, available) VALUES ('context_switches', 'cpu', 'switches', 'perf', 1);"
         for i in $(seq 1 12000); do
                 echo "INSERT INTO tick (id, t, dur) VALUES ($i, $(( (old + i) * 1000000000 )), 1000000000);"
-                echo "INSERT INTO sample (metric, tick, loc, value) VALUES ((SELECT id FROM metric WHERE name = 'context_switches'), $i, 0, 100);"
+                # CPU 0: 100 (the token 100 + 2, schema 0004)
+                echo "INSERT INTO cpu_sample (tick, metric, total, vals) VALUES ($i, (SELECT id FROM metric WHERE name = 'context_switches'), 100, x'66');"
         done
         echo "INSERT INTO run (name, host, status, start, end, start_tick, end_tick) VALUES ('oldrun', 1, 'done', $(( old * 1000000000 )), $(( (old + 12000) * 1000000000 )), 0, 12000);"
         echo "INSERT INTO run_total (run, metric, level, loc, value) VALUES (1, (SELECT id FROM metric WHERE name = 'context_switches'), 'system', 0, 1200000);"

@@ -47,6 +47,14 @@ static int raw_count(const char *db, const char *sql)
         return v;
 }
 
+static int sum_cb(void *userdata, int metric, int loc, double value)
+{
+        double (*sums)[4] = userdata;
+        if (loc >= 0 && loc < 4)
+                sums[metric][loc] += value;
+        return 0;
+}
+
 static void fill_catalogue(struct store *s)
 {
         bool avail[_M_MAX];
@@ -96,14 +104,21 @@ static void test_new_and_roundtrip(void)
         ok(store_begin(w) == 0, "begin");
         for (int i = 0; i < 3; i++) {
                 ok(store_add_tick(w, t0 + i * S, S, &tick[i]) == 0, "tick %d", i);
-                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 0, 100 + i, false);
-                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 1, 10, false);
-                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 2, 0, false);    /* not stored */
-                store_add_sample(w, tick[i], M_CONTEXT_SWITCHES, 3, 1, false);
-                store_add_sample(w, tick[i], M_CPU_USER, 2, 50, false);           /* 0.5 s */
+                int64_t cs[4] = { 100 + i, 10, 0, 1 }, user[4] = { 0, 0, 50, 0 }, zero[4] = { 0 };
+                ok(store_add_cpu_values(w, tick[i], M_CONTEXT_SWITCHES, cs, NULL, 4) == 0, "context_switches row");
+                store_add_cpu_values(w, tick[i], M_CPU_USER, user, NULL, 4);                /* 0.5 s */
+                store_add_cpu_values(w, tick[i], M_PAGE_FAULTS, zero, NULL, 4);             /* not stored */
                 store_add_sample(w, tick[i], M_NUMA_HIT, 1, 7, false);
         }
-        store_add_sample(w, tick[2], M_LOCK_CONTENTIONS, 0, 0, true);             /* not counted */
+        {
+                int64_t lc[2] = { 0, 4 };
+                bool nl[2] = { true, false };
+                ok(store_add_cpu_values(w, tick[2], M_LOCK_CONTENTIONS, lc, nl, 2) == 0, "a row with a CPU not counted");
+                is_int(store_add_sample(w, tick[2], M_LOCK_CONTENTIONS, 0, 5, false), -EINVAL,
+                       "a cpu-scope value cannot go to sample");
+                is_int(store_add_cpu_values(w, tick[2], M_NUMA_HIT, lc, NULL, 2), -EINVAL,
+                       "nor a node-scope one to cpu_sample");
+        }
         ok(store_add_mux(w, tick[1], 0, "hw", 0.5) == 0, "mux row");
         ok(store_add_event(w, t0, "cpu-offline", 3, NULL) == 0, "event row");
         ok(store_commit(w) == 0, "commit");
@@ -131,6 +146,26 @@ static void test_new_and_roundtrip(void)
                 ok(store_series(rd, "lock_contentions", SERIES_ALL, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
                    !pts[0].not_counted && pts[2].not_counted, "NULL sample reads as not counted");
                 free(pts);
+                ok(store_series(rd, "lock_contentions", SERIES_CPU, 1, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   !pts[2].not_counted && pts[2].value == 4, "the other CPU of that row reads its value");
+                free(pts);
+                ok(store_series(rd, "lock_contentions", SERIES_NODE, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   pts[2].not_counted && pts[2].value == 4, "its node: not counted, with what was counted");
+                free(pts);
+                ok(store_series(rd, "page_faults", SERIES_ALL, 0, t0, t0 + 3 * S, 0, &pts, &n) == 0 && n == 3 &&
+                   pts[0].value == 0, "an all-zero metric reads 0");
+                free(pts);
+                is_int(raw_count(db, "SELECT count(*) FROM cpu_sample"), 7, "7 cpu_sample rows: no all-zero row");
+                is_int(raw_count(db, "SELECT count(*) FROM cpu_sample WHERE total IS NULL"), 1,
+                       "total NULL where a CPU was not counted");
+                {
+                        double sums[_M_MAX][4] = { { 0 } };
+                        ok(store_sum_samples(rd, 0, tick[2], sum_cb, sums) == 0, "sum of samples");
+                        ok(sums[M_CONTEXT_SWITCHES][0] == 303 && sums[M_CONTEXT_SWITCHES][1] == 30 &&
+                           sums[M_CONTEXT_SWITCHES][2] == 0 && sums[M_CONTEXT_SWITCHES][3] == 3, "per CPU");
+                        ok(sums[M_CPU_USER][2] == 1.5 && sums[M_NUMA_HIT][1] == 21 && sums[M_LOCK_CONTENTIONS][1] == 4 &&
+                           sums[M_LOCK_CONTENTIONS][0] == 0, "scaled, node rows, NULLs left out");
+                }
                 ok(store_series(rd, "context_switches", SERIES_ALL, 0, t0, t0 + 3 * S, 2 * S, &pts, &n) == 0,
                    "stepped query");
                 ok(n == 2 && pts[0].value + pts[1].value == 336 && pts[0].dur_ns + pts[1].dur_ns == 3 * S,
@@ -224,6 +259,29 @@ static void test_schema_versions(void)
         is_int(raw_count(db, "SELECT count(*) FROM run_context WHERE run = 2 AND key = 'thp' AND value = 'always'"), 1,
                "run b's context reads the same");
         is_int(raw_count(db, "SELECT count(*) FROM run WHERE context IS NOT NULL"), 3, "each run points to its set");
+
+        /* schema 3 with per-CPU rows in sample: 0004 packs them */
+        path(db, sizeof db, "v3.db");
+        ok(raw_exec(db, schema_migrations[0].sql) == 0 && raw_exec(db, schema_migrations[1].sql) == 0 &&
+                   raw_exec(db, schema_migrations[2].sql) == 0 && raw_exec(db, "PRAGMA user_version = 3") == 0 &&
+                   raw_exec(db, "INSERT INTO metric (id, name, scope, unit, source) VALUES "
+                                "(1, 'context_switches', 'cpu', 'x', 's'), (2, 'numa_hit', 'node', 'x', 's');"
+                                "INSERT INTO tick (id, t, dur) VALUES (1, 0, 1), (2, 1, 1);"
+                                "INSERT INTO sample VALUES (1, 1, 0, 5), (1, 1, 3, NULL), (1, 1, 200, 70000),"
+                                "(1, 2, 1, 9), (2, 1, 0, 11), (2, 2, 1, 12);") == 0,
+           "database at schema 3 with cpu and node rows");
+        is_int(store_open(db, STORE_WRITE, &s, &err), 0, "opens");
+        if (s) {
+                is_int(store_schema_version(s), store_latest_schema_version(), "migrated to the latest");
+                s = store_close(s);
+        }
+        is_int(raw_count(db, "SELECT count(*) FROM sample"), 2, "sample keeps the node rows only");
+        is_int(raw_count(db, "SELECT count(*) FROM cpu_sample"), 2, "one cpu_sample row per tick");
+        is_int(raw_count(db, "SELECT count(*) FROM cpu_sample WHERE tick = 1 AND total IS NULL AND "
+                             "hex(vals) = '0700000100C201F2A204'"), 1,
+               "tick 1: 5, two zeros, NULL, a run of 196 zeros, 70000");
+        is_int(raw_count(db, "SELECT total FROM cpu_sample WHERE tick = 2 AND hex(vals) = '020B'"), 9,
+               "tick 2: total 9, CPU 1 = 9");
 
         path(db, sizeof db, "foreign.db");
         ok(raw_exec(db, "CREATE TABLE t (x)") == 0, "some other program's database");
