@@ -69,9 +69,12 @@ x=$(sql "SELECT sum(s.value) FROM sample s JOIN run r ON s.tick > r.start_tick A
          JOIN metric m ON m.id = s.metric WHERE r.name = 'held' AND m.name = 'context_switches'")
 [ -n "$s" ] && [ "${s%.0}" = "${c%.0}" ]; ok $? "the run's system total $s = sum over CPUs $c"
 [ "${s%.0}" = "${x%.0}" ]; ok $? "= the sum of its samples $x"
-sleep 1.2
-w=$(wal)
-[ "$w" -lt "$LIMIT" ]; ok $? "the log was truncated and is short again ($w bytes)"
+# the "let go" line is logged once the log was truncated; from then on
+# writes go on and each time the log passes the limit it is truncated
+# again (no reader is in the way): it stays within a flush of the limit
+max=0
+for i in $(seq 10); do w=$(wal); [ "$w" -gt "$max" ] && max=$w; sleep 0.2; done
+[ "$max" -le $((LIMIT + 512 * 1024)) ]; ok $? "after the reader, the log stays within a flush of wal_limit (at most $max bytes)"
 check "the daemon stops cleanly" -- stop_daemon
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ]; ok $? "integrity_check ok"
 finish
