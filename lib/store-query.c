@@ -202,6 +202,21 @@ static int series_add(struct series_point **pts, size_t *n, size_t *cap, int64_t
         return 0;
 }
 
+/* After the last sqlite3_step() of a series query (r: its result, or a
+ * -errno from the loop): hand the points over, or say what failed. */
+static int series_end(struct store *s, sqlite3_stmt *st, int r, struct series_point **pts, size_t n,
+                      struct series_point **ret, size_t *ret_n)
+{
+        sqlite3_finalize(st);
+        if (r < 0)
+                return r;
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "series");
+        *ret = TAKE_PTR(*pts);
+        *ret_n = n;
+        return 0;
+}
+
 /* One cpu_sample row's value for the filter: the total column for the
  * whole machine when every CPU was counted, else the blob decoded. */
 static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const int *node, int nnode,
@@ -281,14 +296,7 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
                 if (r < 0)
                         break;
         }
-        sqlite3_finalize(st);
-        if (r < 0)
-                return r;
-        if (r != SQLITE_DONE)
-                return store_sqlite_error(s, "series");
-        *ret = TAKE_PTR(pts);
-        *ret_n = n;
-        return 0;
+        return series_end(s, st, r, &pts, n, ret, ret_n);
 }
 
 int store_series(struct store *s, const char *metric, enum series_filter f, int arg,
@@ -343,12 +351,5 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
                 if (r < 0)
                         break;
         }
-        sqlite3_finalize(st);
-        if (r < 0)
-                return r;
-        if (r != SQLITE_DONE)
-                return store_sqlite_error(s, "series");
-        *ret = TAKE_PTR(pts);
-        *ret_n = n;
-        return 0;
+        return series_end(s, st, r, &pts, n, ret, ret_n);
 }

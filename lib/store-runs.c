@@ -279,7 +279,7 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                 goto fail;
         return 0;
 fail:
-        store_exec(s, "ROLLBACK");
+        store_rollback(s);
         return r;
 }
 

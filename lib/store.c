@@ -114,7 +114,7 @@ static int migrate(struct store *s)
                         char tmp[sizeof s->errmsg];
                         memcpy(tmp, s->errmsg, sizeof tmp);
                         snprintf(s->errmsg, sizeof s->errmsg, "applying %s: %.400s", m->name, tmp);
-                        store_exec(s, "ROLLBACK");
+                        store_rollback(s);
                         return r;
                 }
                 snprintf(bump, sizeof bump, "PRAGMA user_version = %d", m->version);
@@ -122,7 +122,7 @@ static int migrate(struct store *s)
                 if (r >= 0)
                         r = store_exec(s, "COMMIT");
                 if (r < 0) {
-                        store_exec(s, "ROLLBACK");
+                        store_rollback(s);
                         return r;
                 }
         }
@@ -788,7 +788,7 @@ int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *
         if (r >= 0)
                 r = store_exec(s, "COMMIT");
         if (r < 0) {
-                store_exec(s, "ROLLBACK");
+                store_rollback(s);
                 return r;
         }
         *ret_deleted = (size_t)n;
