@@ -1,0 +1,26 @@
+-- 0005-rollups.sql: old intervals merged into rollups.
+--
+-- Raw samples older than retain_raw (scalemon.conf(5), default 7 days)
+-- are rolled up: the ticks of one rollup_interval (default 1 minute) that
+-- lie outside every run become one tick.  That tick keeps the first one's
+-- id and time; its dur is the sum of theirs, n says how many intervals it
+-- merged, and its samples (cpu_sample, sample) are the sums of theirs:
+-- every metric is a count per interval, so a rollup's counts are exact
+-- and value / dur is the mean rate over it, as for any tick.  A value is
+-- NULL only if it was not counted in any of the merged intervals; mux
+-- keeps the duty cycle averaged over the merged time.  A hole between
+-- merged ticks (the daemon was down) stays a hole: t + dur then ends
+-- before the next tick starts.
+--
+-- Ticks from a run's start tick to its end tick (or to now, for a run
+-- still open) are never rolled up or deleted: only `scalemonctl run
+-- delete` frees them.  Rollups older than retain_rollup (default 90 days)
+-- are deleted, and so are the oldest ticks outside runs while the
+-- database is larger than max_db_size.
+--
+-- Try:
+--   sqlite3 -readonly scalemon.db "SELECT n > 1 AS rollup, count(*),
+--     datetime(min(t) / 1e9, 'unixepoch'), datetime(max(t) / 1e9, 'unixepoch')
+--     FROM tick GROUP BY 1"
+
+ALTER TABLE tick ADD COLUMN n INTEGER NOT NULL DEFAULT 1;  -- intervals merged into this tick: > 1 for a rollup
