@@ -151,6 +151,8 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                 json_object_set(doc, "open_runs", open_runs);
         if (doc && live && json_object_get(live, "memory"))
                 json_object_set(json_object_get(doc, "daemon"), "memory", json_object_get(live, "memory"));
+        if (doc && live && json_object_get(live, "retention"))
+                json_object_set(json_object_get(doc, "daemon"), "retention", json_object_get(live, "retention"));
         if (doc && !live && ctl->sock_errno)
                 json_object_set_new(json_object_get(doc, "daemon"), "why",
                                     json_string(denied[0] ? denied : strerror(ctl->sock_errno)));
@@ -181,6 +183,14 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                                        (long long)json_integer_value(json_object_get(mem, "held_intervals")),
                                        json_integer_value(json_object_get(mem, "held_intervals")) == 1 ? "" : "s",
                                        held);
+                        mem = json_object_get(live, "retention");
+                        if (mem)
+                                printf("retention: %lld intervals rolled up and %lld deleted since start (longest "
+                                       "slice %.1f ms; a tick ran at most %.1f ms late)\n",
+                                       (long long)json_integer_value(json_object_get(mem, "merged_intervals")),
+                                       (long long)json_integer_value(json_object_get(mem, "deleted_intervals")),
+                                       (double)json_integer_value(json_object_get(mem, "step_max_us")) / 1e3,
+                                       (double)json_integer_value(json_object_get(mem, "tick_late_max_us")) / 1e3);
                 } else if (denied[0] && pid > 0)
                         printf("daemon:    running (pid %d), but %s\n", (int)pid, denied);
                 else if (denied[0])

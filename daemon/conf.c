@@ -26,6 +26,9 @@ void conf_defaults(struct conf *c)
         c->database = strdup(CONF_DEFAULT_DATABASE);
         c->socket = strdup(CONF_DEFAULT_SOCKET);
         c->control_group = strdup("scalemon");
+        c->retain_raw_ns = CONF_DEFAULT_RAW;
+        c->rollup_interval_ns = CONF_DEFAULT_ROLLUP;
+        c->retain_rollup_ns = CONF_DEFAULT_RETAIN;
         c->backlog_limit = CONF_DEFAULT_BACKLOG;
         c->wal_limit = CONF_DEFAULT_WAL;
         for (int m = 0; m < _M_MAX; m++)
@@ -61,6 +64,7 @@ struct parse_state {
         struct conf c;
         bool metrics[_M_MAX];
         bool exclude[_M_MAX];
+        bool retain_rollup_set;         /* by retain_rollup or by its older name */
 };
 
 /* A handler parses value into st, or writes what is wrong into err. */
@@ -117,23 +121,69 @@ static int set_socket(struct parse_state *st, const char *value, char *err, size
         return set_path(&c->socket, "socket", value, err, errlen);
 }
 
-static int set_retention(struct parse_state *st, const char *value, char *err, size_t errlen)
+/* DUR or "forever" (0), at least an hour. */
+static int set_keep(const char *key, int64_t *field, const char *value, char *err, size_t errlen)
 {
         int64_t ns;
 
         if (streq(value, "forever")) {
-                st->c.retention_ns = 0;
+                *field = 0;
                 return 0;
         }
         if (duration_parse(value, &ns) < 0) {
-                snprintf(err, errlen, "retention '%s' is not a duration or 'forever' (%s)", value, DURATION_FORMS);
+                snprintf(err, errlen, "%s '%s' is not a duration or 'forever' (%s)", key, value, DURATION_FORMS);
                 return -EINVAL;
         }
         if (ns < CONF_MIN_RETENTION) {
-                snprintf(err, errlen, "retention %s is too short: at least 1h, or 'forever'", value);
+                snprintf(err, errlen, "%s %s is too short: at least 1h, or 'forever'", key, value);
                 return -ERANGE;
         }
-        st->c.retention_ns = ns;
+        *field = ns;
+        return 0;
+}
+
+static int set_retain_raw(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return set_keep("retain_raw", &st->c.retain_raw_ns, value, err, errlen);
+}
+
+/* "retention" is retain_rollup's older name, from before rollups. */
+static int set_rollup_keep(struct parse_state *st, const char *key, const char *value, char *err, size_t errlen)
+{
+        if (st->retain_rollup_set) {
+                snprintf(err, errlen, "'retention' is the older name of 'retain_rollup': set only retain_rollup");
+                return -EINVAL;
+        }
+        st->retain_rollup_set = true;
+        return set_keep(key, &st->c.retain_rollup_ns, value, err, errlen);
+}
+
+static int set_retain_rollup(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return set_rollup_keep(st, "retain_rollup", value, err, errlen);
+}
+
+static int set_retention(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        return set_rollup_keep(st, "retention", value, err, errlen);
+}
+
+static int set_rollup_interval(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        int64_t ns;
+        char lo[16], hi[16];
+
+        if (duration_parse(value, &ns) < 0) {
+                snprintf(err, errlen, "rollup_interval '%s' is not a duration (%s)", value, DURATION_FORMS);
+                return -EINVAL;
+        }
+        if (ns < CONF_MIN_ROLLUP || ns > CONF_MAX_ROLLUP) {
+                duration_format(CONF_MIN_ROLLUP, lo, sizeof lo);
+                duration_format(CONF_MAX_ROLLUP, hi, sizeof hi);
+                snprintf(err, errlen, "rollup_interval %s is out of range (%s..%s)", value, lo, hi);
+                return -ERANGE;
+        }
+        st->c.rollup_interval_ns = ns;
         return 0;
 }
 
@@ -205,6 +255,27 @@ static int set_wal_limit(struct parse_state *st, const char *value, char *err, s
         return set_limit("wal_limit", &st->c.wal_limit, value, err, errlen);
 }
 
+static int set_max_db_size(struct parse_state *st, const char *value, char *err, size_t errlen)
+{
+        int64_t v;
+
+        if (streq(value, "none")) {
+                st->c.max_db_size = 0;
+                return 0;
+        }
+        if (size_parse(value, &v) < 0) {
+                snprintf(err, errlen, "max_db_size '%s' is not a size or 'none' (bytes, or a number with K, M or G, e.g. 10G)",
+                         value);
+                return -EINVAL;
+        }
+        if (v < CONF_MIN_DB_SIZE) {
+                snprintf(err, errlen, "max_db_size %s is too small: at least 1M, or 'none'", value);
+                return -ERANGE;
+        }
+        st->c.max_db_size = v;
+        return 0;
+}
+
 static int set_control_group(struct parse_state *st, const char *value, char *err, size_t errlen)
 {
         struct conf *c = &st->c;
@@ -264,15 +335,19 @@ static const struct {
         const char *key;
         conf_handler handler;
 } conf_table[] = {
-        { "interval",      set_interval },
-        { "database",      set_database },
-        { "socket",        set_socket },
-        { "control_group", set_control_group },
-        { "retention",     set_retention },
-        { "backlog_limit", set_backlog_limit },
-        { "wal_limit",     set_wal_limit },
-        { "metrics",       set_metrics },
-        { "exclude",       set_exclude },
+        { "interval",        set_interval },
+        { "database",        set_database },
+        { "socket",          set_socket },
+        { "control_group",   set_control_group },
+        { "retain_raw",      set_retain_raw },
+        { "rollup_interval", set_rollup_interval },
+        { "retain_rollup",   set_retain_rollup },
+        { "retention",       set_retention },
+        { "max_db_size",     set_max_db_size },
+        { "backlog_limit",   set_backlog_limit },
+        { "wal_limit",       set_wal_limit },
+        { "metrics",         set_metrics },
+        { "exclude",         set_exclude },
 };
 
 static char *trim(char *s)
@@ -354,8 +429,9 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
                 if (i == ELEMENTSOF(conf_table)) {
                         conf_free(&st.c);
                         return fail(ret_err, fname, line,
-                                    "unknown key '%s' (known: interval, database, socket, control_group, metrics, exclude, "
-                                    "retention)",
+                                    "unknown key '%s' (known: interval, database, socket, control_group, retain_raw, "
+                                    "rollup_interval, retain_rollup, max_db_size, backlog_limit, wal_limit, metrics, "
+                                    "exclude)",
                                     key);
                 }
                 if (seen[i]) {

@@ -15,6 +15,12 @@
 #define CONF_MIN_INTERVAL     (10 * 1000 * 1000LL)
 #define CONF_MAX_INTERVAL     (60 * 1000 * 1000 * 1000LL)
 #define CONF_MIN_RETENTION    (3600LL * 1000 * 1000 * 1000)
+#define CONF_DEFAULT_RAW      (7 * 86400LL * 1000 * 1000 * 1000)
+#define CONF_DEFAULT_ROLLUP   (60LL * 1000 * 1000 * 1000)
+#define CONF_MIN_ROLLUP       (1000 * 1000 * 1000LL)
+#define CONF_MAX_ROLLUP       (86400LL * 1000 * 1000 * 1000)
+#define CONF_DEFAULT_RETAIN   (90 * 86400LL * 1000 * 1000 * 1000)
+#define CONF_MIN_DB_SIZE      (1LL << 20)
 #define CONF_DEFAULT_BACKLOG  (64LL << 20)
 #define CONF_DEFAULT_WAL      (64LL << 20)
 #define CONF_MIN_LIMIT        (64LL << 10)
@@ -24,7 +30,10 @@ struct conf {
         char *database;
         char *socket;
         char *control_group;            /* group allowed to change state */
-        int64_t retention_ns;           /* samples older than this are deleted; 0: kept */
+        int64_t retain_raw_ns;          /* raw intervals older than this are rolled up; 0: never */
+        int64_t rollup_interval_ns;     /* what one rollup merges */
+        int64_t retain_rollup_ns;       /* intervals older than this are deleted; 0: never */
+        int64_t max_db_size;            /* bytes in use past which the oldest go; 0: no cap */
         int64_t backlog_limit;          /* bytes of unwritten intervals held in memory */
         int64_t wal_limit;              /* bytes the write-ahead log may reach */
         bool enabled[_M_MAX];

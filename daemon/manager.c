@@ -32,14 +32,18 @@
 
 #define FLUSH_EVERY_NS     NSEC_PER_SEC
 #define CHECKPOINT_EVERY_S 60
-#define PURGE_CHUNK        5000
 #define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
-#define PURGE_BUDGET_NS    (200 * NSEC_PER_MSEC)
+#define RETAIN_EVERY_NS    NSEC_PER_SEC
+#define RETAIN_BUDGET_NS   (50 * NSEC_PER_MSEC)
+#define RETAIN_MAX_TICKS   128             /* ticks merged or deleted in one transaction */
+#define RETAIN_DUTY        5               /* catching up, work 1 part in 5 */
+#define SIZE_CAP_KEEP_NS   (3600 * NSEC_PER_SEC)   /* max_db_size never takes the last hour */
 
 struct manager {
         sd_event *event;
         sd_event_source *tick_src;
         sd_event_source *checkpoint_src;
+        sd_event_source *retain_src;
         struct conf conf;
         char *config_path;
         bool config_missing_ok;
@@ -72,6 +76,16 @@ struct manager {
         int last_flush_err;                /* to log a failing flush once */
         int last_sample_err;
         uint64_t next_usec;                /* CLOCK_MONOTONIC time of the next tick */
+        int64_t tick_late_max_ns;          /* the latest a tick ran after its time */
+        struct {                           /* retention (retain_work()) */
+                int64_t rollup_cursor;     /* store_rollup_step()'s; -1: from the database */
+                int64_t delete_cursor;     /* store_delete_step()'s */
+                uint64_t merged, deleted;  /* ticks merged away and deleted since start */
+                int64_t step_max_ns;       /* the longest call */
+                int64_t db_bytes;          /* the database's size in use, when last looked at */
+                bool full_logged;          /* said that max_db_size cannot be kept */
+                bool err_logged;
+        } retain;
 
         int ready_fd;
         char status[256];
@@ -459,6 +473,10 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         uint64_t now;
         int r;
 
+        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (now > usec)
+                m->tick_late_max_ns = MAX(m->tick_late_max_ns, (int64_t)(now - usec) * NSEC_PER_USEC);
+
         r = take_sample(m);
         if (r < 0) {
                 log_error("out of memory while sampling, stopping");
@@ -483,27 +501,97 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* With a retention set, delete the oldest samples, a chunk at a time and
- * for at most PURGE_BUDGET_NS per call, so that a long backlog (a
- * retention newly set on an old database) goes over several calls
- * without holding up the loop. */
-static void purge(struct manager *m)
+/* One slice of retention: the oldest ticks outside runs deleted while
+ * the database is over max_db_size or past retain_rollup, then raw ticks
+ * past retain_raw rolled up, one transaction at a time for at most half
+ * an interval (and RETAIN_BUDGET_NS), so that a tick waits at most that
+ * plus one transaction.  Returns true if work is left. */
+static bool retain_work(struct manager *m)
 {
-        int64_t start = now_monotonic_ns(), cutoff;
-        size_t total = 0, n;
+        int64_t start = now_monotonic_ns(), budget = MIN(m->conf.interval_ns / 2, RETAIN_BUDGET_NS);
+        const struct conf *c = &m->conf;
+        int r;
 
-        if (m->conf.retention_ns <= 0)
-                return;
-        cutoff = now_realtime_ns() - m->conf.retention_ns;
+        /* while writes fail or are held, the flush has said so; this
+         * would only make the log longer */
+        if (m->last_flush_err || m->wal_held)
+                return false;
         do {
-                if (store_purge_before(m->store, cutoff, PURGE_CHUNK, &n) < 0) {
-                        log_warning("cannot delete old samples: %s", store_errmsg(m->store));
-                        return;
+                int64_t now = now_realtime_ns();
+                size_t n = 0;
+
+                r = 0;
+                if (c->max_db_size > 0 && store_db_bytes(m->store, &m->retain.db_bytes) >= 0 &&
+                    m->retain.db_bytes > c->max_db_size) {
+                        r = store_delete_step(m->store, now - SIZE_CAP_KEEP_NS, RETAIN_MAX_TICKS,
+                                              &m->retain.delete_cursor, &n);
+                        if (r == 0 && !m->retain.full_logged) {
+                                char cap[16];
+                                size_format(c->max_db_size, cap, sizeof cap);
+                                log_warning("the database uses %.1f MiB, over max_db_size (%s), and what is left is "
+                                            "inside runs or from the last hour: delete old runs (scalemonctl run "
+                                            "delete) or raise max_db_size",
+                                            (double)m->retain.db_bytes / (1 << 20), cap);
+                                m->retain.full_logged = true;
+                        }
+                } else
+                        m->retain.full_logged = false;
+                if (r == 0 && c->retain_rollup_ns > 0)
+                        r = store_delete_step(m->store, now - c->retain_rollup_ns, RETAIN_MAX_TICKS,
+                                              &m->retain.delete_cursor, &n);
+                if (r > 0)
+                        m->retain.deleted += n;
+                else if (r == 0 && c->retain_raw_ns > 0 && c->rollup_interval_ns > c->interval_ns) {
+                        r = store_rollup_step(m->store, now - c->retain_raw_ns, c->rollup_interval_ns,
+                                              RETAIN_MAX_TICKS, &m->retain.rollup_cursor, &n);
+                        m->retain.merged += n;
                 }
-                total += n;
-        } while (n == PURGE_CHUNK && now_monotonic_ns() - start < PURGE_BUDGET_NS);
-        if (total)
-                log_debug("deleted the samples of %zu interval%s older than the retention", total, total == 1 ? "" : "s");
+        } while (r > 0 && now_monotonic_ns() - start < budget);
+        if (r < 0 && !m->retain.err_logged) {
+                log_warning("cannot roll up or delete old samples: %s; trying again every second",
+                            r == -ENOMEM ? "out of memory" : store_errmsg(m->store));
+                m->retain.err_logged = true;
+        } else if (r >= 0)
+                m->retain.err_logged = false;
+        m->retain.step_max_ns = MAX(m->retain.step_max_ns, now_monotonic_ns() - start);
+        return r > 0;
+}
+
+/* "raw samples kept 7d, then 1m rollups to 90d, database capped at 10G" */
+static void retention_format(const struct conf *c, char *buf, size_t len)
+{
+        char raw[16], every[16], keep[16], cap[16];
+        size_t n;
+
+        duration_format(c->retain_raw_ns, raw, sizeof raw);
+        duration_format(c->rollup_interval_ns, every, sizeof every);
+        duration_format(c->retain_rollup_ns, keep, sizeof keep);
+        if (c->retain_raw_ns == 0 || (c->retain_rollup_ns > 0 && c->retain_rollup_ns <= c->retain_raw_ns) ||
+            c->rollup_interval_ns <= c->interval_ns)
+                snprintf(buf, len, "samples kept %s", c->retain_rollup_ns ? keep : "forever");
+        else
+                snprintf(buf, len, "raw samples kept %s, then %s rollups %s%s", raw, every,
+                         c->retain_rollup_ns ? "to " : "", c->retain_rollup_ns ? keep : "forever");
+        n = strlen(buf);
+        if (c->max_db_size > 0 && n < len) {
+                size_format(c->max_db_size, cap, sizeof cap);
+                snprintf(buf + n, len - n, ", database capped at %s", cap);
+        }
+}
+
+static int on_retain(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        int64_t t0 = now_monotonic_ns(), t1, next;
+        bool more = retain_work(m);
+
+        (void)usec;
+        t1 = now_monotonic_ns();
+        /* catching up: again soon, but resting RETAIN_DUTY - 1 times as
+         * long as it worked */
+        next = more ? t1 + MAX((t1 - t0) * (RETAIN_DUTY - 1), NSEC_PER_MSEC) : t1 + RETAIN_EVERY_NS;
+        sd_event_source_set_time(src, (uint64_t)(next / NSEC_PER_USEC));
+        return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
 }
 
 static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
@@ -512,9 +600,8 @@ static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
         int r;
 
         /* while writes fail, the flush has said so once; retrying the
-         * checkpoint and the purge would only say it again */
+         * checkpoint would only say it again */
         if (!m->last_flush_err) {
-                purge(m);
                 r = store_checkpoint(m->store, false);
                 if (r < 0)
                         log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
@@ -693,12 +780,16 @@ static json_t *status_json(struct manager *m)
         }
         if (store_last_tick(m->store, &last_tick, &last_end) == 0)
                 time_format_rfc3339(last_end, t, sizeof t);
-        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I}}", "pid", (int)getpid(), "version",
+        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}", "pid", (int)getpid(), "version",
                       PACKAGE_VERSION, "status", m->status, "interval_s", (double)m->conf.interval_ns / 1e9,
                       "cpus_online", cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database,
                       "open_runs", runs_open_json(m->runs), "sampled_at", t, "sampled_at_ns", (json_int_t)last_end,
                       "totals", totals, "memory", "sqlite_bytes", (json_int_t)store_memory_used(),
-                      "held_intervals", (json_int_t)m->nbatch, "held_bytes", (json_int_t)m->backlog_bytes);
+                      "held_intervals", (json_int_t)m->nbatch, "held_bytes", (json_int_t)m->backlog_bytes,
+                      "retention", "merged_intervals", (json_int_t)m->retain.merged, "deleted_intervals",
+                      (json_int_t)m->retain.deleted, "step_max_us", (json_int_t)(m->retain.step_max_ns / NSEC_PER_USEC),
+                      "tick_late_max_us", (json_int_t)(m->tick_late_max_ns / NSEC_PER_USEC), "db_bytes",
+                      (json_int_t)m->retain.db_bytes);
         return o;
 }
 
@@ -736,6 +827,7 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
                 int r = runs_pick(m->runs, req->name, ret_err) >= 0 ? -EBUSY : store_run_delete(m->store, req->name);
                 if (r == 0) {
                         log_run(LOG_INFO, req->name, "run %s deleted (uid %u)", req->name, (unsigned)peer->uid);
+                        m->retain.delete_cursor = 0;    /* its intervals may go now */
                         reply = json_pack("{s:s}", "deleted", req->name);
                         break;
                 }
@@ -813,6 +905,7 @@ struct manager *manager_free(struct manager *m)
         runs_free(m->runs);
         sd_event_source_unref(m->tick_src);
         sd_event_source_unref(m->checkpoint_src);
+        sd_event_source_unref(m->retain_src);
         sd_event_unref(m->event);
         for (size_t i = 0; i < m->capbatch; i++)
                 tick_clear(&m->batch[i]);
@@ -954,18 +1047,23 @@ int manager_run(struct manager *m)
         if (r >= 0)
                 r = sd_event_add_time(m->event, &m->checkpoint_src, CLOCK_MONOTONIC,
                                       now + CHECKPOINT_EVERY_S * USEC_PER_SEC, USEC_PER_SEC, on_checkpoint, m);
+        /* retention at once (a backlog starts shrinking), then in slices
+         * that give way to ticks and requests */
+        m->retain.rollup_cursor = -1;
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->retain_src, CLOCK_MONOTONIC, now, 1000, on_retain, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->retain_src, SD_EVENT_PRIORITY_IDLE);
         if (r < 0)
                 return r;
 
         log_unavailable(m);
         set_status(m);
-        purge(m);
-        if (m->conf.retention_ns > 0) {
-                char keep[16];
-                duration_format(m->conf.retention_ns, keep, sizeof keep);
-                log_info("started: %s, database %s, samples kept %s", m->status, m->conf.database, keep);
-        } else
-                log_info("started: %s, database %s", m->status, m->conf.database);
+        {
+                char keep[128];
+                retention_format(&m->conf, keep, sizeof keep);
+                log_info("started: %s, database %s, %s", m->status, m->conf.database, keep);
+        }
         sd_notify(0, "READY=1");
         tell_parent(m, "ok");
 

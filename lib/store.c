@@ -745,56 +745,6 @@ int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t int
         return r;
 }
 
-int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *ret_deleted)
-{
-        sqlite3_stmt *st;
-        int64_t upto = 0, n = 0;
-        int r;
-
-        /* tick ids grow with time (schema invariant 2): the oldest ticks
-         * are a range of ids, and so are their samples */
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT max(id), count(*) FROM (SELECT id FROM tick WHERE t + dur < ?1 ORDER BY id LIMIT ?2)",
-                               -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "purge");
-        sqlite3_bind_int64(st, 1, t_ns);
-        sqlite3_bind_int64(st, 2, (int64_t)max_ticks);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-                upto = sqlite3_column_int64(st, 0);
-                n = sqlite3_column_int64(st, 1);
-        }
-        sqlite3_finalize(st);
-        *ret_deleted = 0;
-        if (n == 0)
-                return 0;
-        r = store_exec(s, "BEGIN IMMEDIATE");
-        if (r < 0)
-                return r;
-        {
-                static const char *const sql[] = { "DELETE FROM sample WHERE tick <= ?1", "DELETE FROM cpu_sample WHERE tick <= ?1",
-                                                   "DELETE FROM mux WHERE tick <= ?1",
-                                                   "DELETE FROM tick WHERE id <= ?1" };
-                for (size_t i = 0; i < ELEMENTSOF(sql) && r >= 0; i++) {
-                        if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK) {
-                                r = store_sqlite_error(s, "purge");
-                                break;
-                        }
-                        sqlite3_bind_int64(st, 1, upto);
-                        if (sqlite3_step(st) != SQLITE_DONE)
-                                r = store_sqlite_error(s, "purge");
-                        sqlite3_finalize(st);
-                }
-        }
-        if (r >= 0)
-                r = store_exec(s, "COMMIT");
-        if (r < 0) {
-                store_rollback(s);
-                return r;
-        }
-        *ret_deleted = (size_t)n;
-        return 0;
-}
-
 int64_t store_memory_used(void)
 {
         return (int64_t)sqlite3_memory_used();

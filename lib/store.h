@@ -80,10 +80,24 @@ int64_t store_wal_size(struct store *s);
 /* Copy the whole WAL into the database and truncate it, without waiting:
  * 1 if done, 0 if a reader still uses it (try later). */
 int store_wal_reset(struct store *s);
-/* Delete the samples (and ticks) of at most max_ticks of the oldest
- * intervals that ended before t_ns, in one transaction.  Runs and their
- * totals stay.  *ret_deleted: how many intervals went. */
-int store_purge_before(struct store *s, int64_t t_ns, size_t max_ticks, size_t *ret_deleted);
+/* Retention (store-retain.c, schema 0005).  Ticks from a run's start
+ * tick to its end tick (to the newest, while it runs) are never merged
+ * or deleted.  Each call is one transaction.
+ *
+ * Merge at most max_ticks ticks outside runs of the oldest
+ * bucket_ns-long bucket that ended before cutoff_ns into its first tick.
+ * *cursor_ns: buckets before it are done (negative: unknown, taken from
+ * the database).  Returns 1 if it found work (*ret_merged: ticks merged
+ * away), 0 if nothing is due. */
+int store_rollup_step(struct store *s, int64_t cutoff_ns, int64_t bucket_ns, size_t max_ticks, int64_t *cursor_ns,
+                      size_t *ret_merged);
+/* Delete the samples and ticks of at most max_ticks of the oldest ticks
+ * outside runs that ended before cutoff_ns.  *cursor_id: ticks below it
+ * are known kept or gone (0 at first; after a run is deleted, 0 again).
+ * Returns 1 if it deleted (*ret_deleted), 0 if nothing is due. */
+int store_delete_step(struct store *s, int64_t cutoff_ns, size_t max_ticks, int64_t *cursor_id, size_t *ret_deleted);
+/* Bytes of the database file in use (pages not on the free list). */
+int store_db_bytes(struct store *s, int64_t *ret);
 
 /* --- reading --- */
 struct store_metric_row {

@@ -6,6 +6,8 @@
 #include "conf.h"
 #include "tap.h"
 
+#define NS 1000000000LL
+
 static int parse(const char *text, struct conf *c, char **err)
 {
         *err = NULL;
@@ -61,9 +63,27 @@ int main(void)
         conf_free(&c);
 
         conf_defaults(&c);
-        ok(parse("retention = 30d\n", &c, &err) == 0 && c.retention_ns == 30LL * 86400 * 1000000000LL, "retention 30d");
-        ok(parse("retention = forever\n", &c, &err) == 0 && c.retention_ns == 0, "retention forever");
+        ok(c.retain_raw_ns == 7 * 86400 * NS && c.rollup_interval_ns == 60 * NS && c.retain_rollup_ns == 90 * 86400 * NS &&
+                   c.max_db_size == 0,
+           "defaults: raw 7d, 1m rollups, kept 90d, no size cap");
+        ok(parse("retention = 30d\n", &c, &err) == 0 && c.retain_rollup_ns == 30 * 86400 * NS,
+           "retention (retain_rollup's older name) 30d");
+        ok(parse("retention = forever\n", &c, &err) == 0 && c.retain_rollup_ns == 0, "retention forever");
+        ok(parse("retain_raw = 2d\nrollup_interval = 5m\nretain_rollup = 365d\nmax_db_size = 10G\n", &c, &err) == 0 &&
+                   c.retain_raw_ns == 2 * 86400 * NS && c.rollup_interval_ns == 300 * NS &&
+                   c.retain_rollup_ns == 365 * 86400 * NS && c.max_db_size == 10LL << 30,
+           "retain_raw, rollup_interval, retain_rollup, max_db_size");
+        ok(parse("retain_raw = forever\nmax_db_size = none\n", &c, &err) == 0 && c.retain_raw_ns == 0 &&
+                   c.max_db_size == 0,
+           "retain_raw forever, max_db_size none");
         conf_free(&c);
+        bad("retain_raw = 30m\n", "test.conf:1: retain_raw 30m is too short: at least 1h, or 'forever'", "retain_raw under an hour");
+        bad("rollup_interval = 500ms\n", "test.conf:1: rollup_interval 500ms is out of range (1s..1d)", "rollup_interval under 1s");
+        bad("rollup_interval = 2d\n", "out of range (1s..1d)", "rollup_interval over a day");
+        bad("max_db_size = 512K\n", "test.conf:1: max_db_size 512K is too small: at least 1M, or 'none'", "max_db_size tiny");
+        bad("max_db_size = lots\n", "max_db_size 'lots' is not a size or 'none'", "max_db_size word");
+        bad("retain_rollup = 30d\nretention = 30d\n",
+            "test.conf:2: 'retention' is the older name of 'retain_rollup': set only retain_rollup", "both names");
         bad("retention = 10m\n", "test.conf:1: retention 10m is too short: at least 1h", "retention under an hour");
         bad("retention = always\n", "retention 'always' is not a duration or 'forever'", "retention word");
         bad("interval = 1s\nintervl = 2s\n", "test.conf:2: unknown key 'intervl'", "unknown key, with line");
