@@ -484,6 +484,28 @@ int store_delete_step(struct store *s, int64_t cutoff_ns, size_t max_ticks, int6
         int r;
 
         *ret_deleted = 0;
+        {
+                /* the usual case, once caught up: the tick at the cursor
+                 * is too new, and the runs need not be read */
+                sqlite3_stmt *st;
+                bool due = true;
+
+                if (sqlite3_prepare_v2(s->db, "SELECT t + dur < ?2 FROM tick WHERE id >= ?1 ORDER BY id LIMIT 1", -1, &st,
+                                       NULL) != SQLITE_OK)
+                        return store_sqlite_error(s, "retention");
+                sqlite3_bind_int64(st, 1, lo);
+                sqlite3_bind_int64(st, 2, cutoff_ns);
+                r = sqlite3_step(st);
+                if (r == SQLITE_ROW)
+                        due = sqlite3_column_int(st, 0);
+                else if (r == SQLITE_DONE)
+                        due = false;
+                sqlite3_finalize(st);
+                if (r != SQLITE_ROW && r != SQLITE_DONE)
+                        return store_sqlite_error(s, "retention");
+                if (!due)
+                        return 0;
+        }
         r = kept_load(s, &k, &nk);
         if (r < 0)
                 return r;
