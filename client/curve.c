@@ -327,7 +327,7 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "curve takes no arguments, got '%s'", argv[optind]);
         if (r == 0)
-                r = report_load(ctl, &sel, &runs, &n);
+                r = report_load(ctl, &sel, REPORT_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
         run_select_free(&sel);
         if (r)
                 goto out;

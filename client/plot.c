@@ -707,7 +707,7 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct plot *p)
 
         if (!o->by)
                 return ctl_fail(EXIT_USAGE, "plot curve needs --by TAG, the tag that holds N");
-        if ((r = report_load(ctl, &o->sel, &runs, &n)))
+        if ((r = report_load(ctl, &o->sel, REPORT_TOTALS_SYSTEM, &runs, &n)))
                 return r;
         score = curve_pick_score(runs, n, o->by, o->score, &r);
         if (!score) {
@@ -783,7 +783,7 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
 
         if (!o->go.nby)
                 return ctl_fail(EXIT_USAGE, "plot groups needs --group-by TAG[,TAG...]");
-        if ((r = report_load(ctl, &o->sel, &runs, &n)))
+        if ((r = report_load(ctl, &o->sel, REPORT_TOTALS_NODE, &runs, &n)))
                 return r;
         cats = json_array();    /* after the usage checks: they return early */
         score = curve_pick_score(runs, n, NULL, o->score, &r);
@@ -879,7 +879,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
         def = need_metric(o->metric, &r);
         if (!def)
                 return r;
-        if ((r = report_load(ctl, &o->sel, &runs, &n)))
+        if ((r = report_load(ctl, &o->sel, REPORT_TOTALS_SYSTEM, &runs, &n)))
                 return r;
         score = curve_pick_score(runs, n, NULL, o->score, &r);
         if (!score) {

@@ -54,28 +54,53 @@ static bool listed_unavailable(const struct run_detail *d, const char *metric)
         return false;
 }
 
+/* One pass over the totals (they come grouped by metric, so a metric's
+ * name is looked up once per run, not compared with each of the ~5,000
+ * totals of a 256-CPU run for each of the metrics), then each metric's
+ * per-CPU values sorted and summed in that order. */
 void report_compute(struct rrun *r)
 {
         double *vals = calloc(r->d.ntotals + 1, sizeof *vals);
+        int *mof = calloc(r->d.ntotals + 1, sizeof *mof);      /* metric of each total, -1: unknown */
+        size_t ncpu[_M_MAX] = { 0 }, off[_M_MAX + 1], fill[_M_MAX];
+        const char *prev = NULL;
+        int m = -1;
 
         r->dur = run_duration_s(&r->info);
-        for (int m = 0; m < _M_MAX; m++) {
-                struct mstat *s = &r->m[m];
-                size_t nv = 0;
-                double sum = 0;
-
-                memset(s, 0, sizeof *s);
+        for (m = 0; m < _M_MAX; m++) {
+                memset(&r->m[m], 0, sizeof r->m[m]);
                 r->busiest[m] = NAN;
-                for (size_t i = 0; i < r->d.ntotals; i++) {
-                        const struct store_total *t = &r->d.totals[i];
-                        if (!streq(t->metric, metric_table[m].name))
-                                continue;
-                        if (t->level == LEVEL_SYSTEM) {
-                                s->have = true;
-                                s->total = t->value;
-                        } else if (t->level == LEVEL_CPU && vals)
-                                vals[nv++] = t->value;
+        }
+        for (size_t i = 0; i < r->d.ntotals; i++) {
+                const struct store_total *t = &r->d.totals[i];
+                if (!prev || !streq(prev, t->metric)) {
+                        prev = t->metric;
+                        m = metric_id_by_name(t->metric);
                 }
+                if (mof)
+                        mof[i] = m;
+                if (m < 0)
+                        continue;
+                if (t->level == LEVEL_SYSTEM) {
+                        r->m[m].have = true;
+                        r->m[m].total = t->value;
+                } else if (t->level == LEVEL_CPU)
+                        ncpu[m]++;
+        }
+        off[0] = 0;
+        for (m = 0; m < _M_MAX; m++) {
+                off[m + 1] = off[m] + ncpu[m];
+                fill[m] = off[m];
+        }
+        for (size_t i = 0; vals && mof && i < r->d.ntotals; i++)
+                if (mof[i] >= 0 && r->d.totals[i].level == LEVEL_CPU)
+                        vals[fill[mof[i]]++] = r->d.totals[i].value;
+
+        for (m = 0; m < _M_MAX; m++) {
+                struct mstat *s = &r->m[m];
+                double *v = vals ? vals + off[m] : NULL, sum = 0;
+                size_t nv = vals && mof ? ncpu[m] : 0;
+
                 if (!s->have) {
                         s->why = streq(r->info.status, "running") ? "the run is still running"
                                  : listed_unavailable(&r->d, metric_table[m].name)
@@ -85,19 +110,20 @@ void report_compute(struct rrun *r)
                 }
                 s->per_s = r->dur > 0 ? s->total / r->dur : 0;
                 if (metric_table[m].scope == SCOPE_CPU && nv > 0) {
-                        qsort(vals, nv, sizeof *vals, cmp_double);
+                        qsort(v, nv, sizeof *v, cmp_double);
                         for (size_t i = 0; i < nv; i++)
-                                sum += vals[i];
+                                sum += v[i];
                         s->spread = true;
-                        s->cpu_min = vals[0];
-                        s->cpu_max = vals[nv - 1];
-                        s->cpu_median = nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
+                        s->cpu_min = v[0];
+                        s->cpu_max = v[nv - 1];
+                        s->cpu_median = nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2;
                         s->imbalance_ok = sum > 0;
                         s->imbalance = sum > 0 ? s->cpu_max / (sum / (double)nv) : 0;
                         r->busiest[m] = r->dur > 0 ? s->cpu_max / r->dur : 0;
                 }
         }
         free(vals);
+        free(mof);
         r->cpu_total = 0;
         for (int i = 0; i < 8; i++) {
                 r->cpu_time[i] = r->m[cpu_time_metric[i]].have ? r->m[cpu_time_metric[i]].total : 0;
@@ -214,18 +240,21 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
         return o;
 }
 
-/* Context keys whose values are not the same in every run. */
+/* Context keys whose values are not the same in every run.  Each key is
+ * compared across the runs once (seen), not again for every run that
+ * has it: that was quadratic in the runs. */
 static json_t *context_differs(const struct rrun *runs, size_t n)
 {
-        json_t *out = json_object();
+        json_t *out = json_object(), *seen = json_object();
 
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < runs[i].d.ncontext; k++) {
                         const char *key = runs[i].d.context[k].key;
                         bool differs = false;
                         json_t *per;
-                        if (json_object_get(out, key))
+                        if (json_object_get(seen, key))
                                 continue;
+                        json_object_set_new(seen, key, json_true());
                         for (size_t j = 0; j < n && !differs; j++) {
                                 const char *v = report_context_value(&runs[j].d, key);
                                 differs = !v || !streq(v, runs[i].d.context[k].value);
@@ -239,6 +268,7 @@ static json_t *context_differs(const struct rrun *runs, size_t n)
                         }
                         json_object_set_new(out, key, per);
                 }
+        json_decref(seen);
         return out;
 }
 
@@ -376,8 +406,9 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
 
         if (per != PER_SYSTEM) {
                 /* one row per CPU or node, one column per shown metric (rates) */
-                const char *colv[_M_MAX + 2];
-                int ncol = 0, mcols[_M_MAX];
+                const char *colv[_M_MAX + 2], *prev = NULL;
+                const struct store_total **cell;        /* [loc * ncol + column] */
+                int ncol = 0, mcols[_M_MAX], col_of[_M_MAX] = { 0 }, tm = -1;
                 enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
                 int maxloc = -1;
                 colv[ncol++] = per == PER_CPU ? "CPU" : "NODE";
@@ -393,33 +424,69 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                         if (r->d.totals[i].level == level && r->d.totals[i].loc > maxloc)
                                 maxloc = r->d.totals[i].loc;
                 printf("  per %s, per second:\n", per == PER_CPU ? "CPU" : "node");
+                /* each cell's total, in one pass over them (not one per CPU
+                 * and column: 256 x 19 x 5,000 steps for a 256-CPU run);
+                 * the last one wins, as it did */
+                cell = calloc((size_t)(maxloc + 1) * (size_t)ncol + 1, sizeof *cell);
+                for (int c = 1; c < ncol; c++)
+                        col_of[mcols[c - 1]] = c;
+                for (size_t i = 0; cell && i < r->d.ntotals; i++) {
+                        const struct store_total *t = &r->d.totals[i];
+                        if (t->level != level || t->loc < 0)
+                                continue;
+                        if (!prev || !streq(prev, t->metric)) {
+                                prev = t->metric;
+                                tm = metric_id_by_name(t->metric);
+                        }
+                        if (tm >= 0 && col_of[tm] > 0)
+                                cell[(size_t)t->loc * (size_t)ncol + (size_t)col_of[tm]] = t;
+                }
                 tb = scols_new_table();
                 for (int c = 0; c < ncol; c++)
                         scols_table_new_column(tb, colv[c], 0, c ? SCOLS_FL_RIGHT : 0);
-                for (int loc = 0; loc <= maxloc; loc++) {
+                for (int loc = 0; cell && loc <= maxloc; loc++) {
                         struct libscols_line *ln = NULL;
-                        for (int c = 1; c < ncol; c++)
-                                for (size_t i = 0; i < r->d.ntotals; i++) {
-                                        const struct store_total *t = &r->d.totals[i];
-                                        char v[32], l[16];
-                                        if (t->level != level || t->loc != loc || !streq(t->metric, metric_table[mcols[c - 1]].name))
-                                                continue;
-                                        if (!ln) {
-                                                ln = scols_table_new_line(tb, NULL);
-                                                snprintf(l, sizeof l, "%d", loc);
-                                                scols_line_set_data(ln, 0, l);
-                                        }
-                                        format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
-                                        scols_line_set_data(ln, (size_t)c, v);
+                        for (int c = 1; c < ncol; c++) {
+                                const struct store_total *t = cell[(size_t)loc * (size_t)ncol + (size_t)c];
+                                char v[32], l[16];
+                                if (!t)
+                                        continue;
+                                if (!ln) {
+                                        ln = scols_table_new_line(tb, NULL);
+                                        snprintf(l, sizeof l, "%d", loc);
+                                        scols_line_set_data(ln, 0, l);
                                 }
+                                format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
+                                scols_line_set_data(ln, (size_t)c, v);
+                        }
                 }
+                free(cell);
                 table_print(tb);
         }
         printf("\n");
 }
 
-int report_load(struct ctl *ctl, const struct run_select *sel, struct rrun **ret, size_t *ret_n)
+/* The per-CPU totals, once report_compute() has their spread: 256 of
+ * every 261 rows of a 256-CPU run, and only --per cpu shows them. */
+static void drop_cpu_totals(struct run_detail *d)
 {
+        size_t k = 0;
+
+        for (size_t i = 0; i < d->ntotals; i++)
+                if (d->totals[i].level != LEVEL_CPU)
+                        d->totals[k++] = d->totals[i];
+        d->ntotals = k;
+        if (k > 0) {
+                void *p = realloc(d->totals, k * sizeof *d->totals);
+                if (p)
+                        d->totals = p;
+        }
+}
+
+int report_load(struct ctl *ctl, const struct run_select *sel, enum report_totals keep, struct rrun **ret,
+                size_t *ret_n)
+{
+        unsigned parts = keep == REPORT_TOTALS_SYSTEM ? (RUN_ALL & ~RUN_TOTALS) | RUN_SYSTEM_TOTALS : RUN_ALL;
         struct run_info *infos = NULL;
         struct rrun *runs;
         size_t n = 0;
@@ -436,12 +503,14 @@ int report_load(struct ctl *ctl, const struct run_select *sel, struct rrun **ret
                 runs[i].info = infos[i];        /* the runs own the strings now */
         free(infos);
         for (size_t i = 0; i < n; i++) {
-                if (store_run_detail(ctl->store, runs[i].info.id, &runs[i].d) < 0) {
+                if (store_run_detail_parts(ctl->store, runs[i].info.id, parts, &runs[i].d) < 0) {
                         r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", runs[i].info.name, store_errmsg(ctl->store));
                         report_unload(runs, n);
                         return r;
                 }
                 report_compute(&runs[i]);
+                if (keep == REPORT_TOTALS_NODE)
+                        drop_cpu_totals(&runs[i].d);
         }
         *ret = runs;
         *ret_n = n;
@@ -589,7 +658,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                                      go.baseline[j].key, go.baseline[j].value, go.baseline[j].key);
         }
         if (r == 0)
-                r = report_load(ctl, &sel, &runs, &n);
+                r = report_load(ctl, &sel, per == PER_CPU ? REPORT_TOTALS_ALL : REPORT_TOTALS_NODE, &runs, &n);
         run_select_free(&sel);
         if (r) {
                 group_opts_free(&go);

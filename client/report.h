@@ -27,9 +27,18 @@ struct rrun {
 };
 
 
+/* What report_load() keeps of each run's totals (a 256-CPU run has some
+ * 5,000, nearly all per CPU). */
+enum report_totals {
+        REPORT_TOTALS_SYSTEM,   /* read only the system-wide ones: rates, no spread across CPUs (curves) */
+        REPORT_TOTALS_NODE,     /* read all for the spread, keep the node and system ones */
+        REPORT_TOTALS_ALL,      /* keep every one (--per cpu) */
+};
+
 /* The selected runs with their details and rates; 0, or an exit code
  * after printing why.  Free with report_unload. */
-int report_load(struct ctl *ctl, const struct run_select *sel, struct rrun **ret, size_t *ret_n);
+int report_load(struct ctl *ctl, const struct run_select *sel, enum report_totals keep, struct rrun **ret,
+                size_t *ret_n);
 void report_unload(struct rrun *runs, size_t n);
 
 /* Curves (curve.c): the score to use (given, or the only one the runs

@@ -202,6 +202,7 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
         static const char *const cols[] = { "NAME", "START", "DURATION", "STATUS", "EXIT", "TAGS", "SCORES", NULL };
         struct run_select sel = { 0 };
         struct run_info *runs = NULL;
+        struct run_detail *ds;
         size_t n = 0;
         json_t *arr;
         int c, r;
@@ -227,15 +228,20 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
         if (r)
                 return r;
 
+        /* tags and scores are all a listing shows: not the totals, some
+         * 5,000 a run on a 256-CPU machine */
+        ds = calloc(n + 1, sizeof *ds);
+        if (!ds) {
+                run_infos_free(runs, n);
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        }
         arr = json_array();
         for (size_t i = 0; i < n; i++) {
-                struct run_detail d;
-                if (store_run_detail(ctl->store, runs[i].id, &d) < 0) {
+                if (store_run_detail_parts(ctl->store, runs[i].id, RUN_TAGS | RUN_SCORES, &ds[i]) < 0) {
                         r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", runs[i].name, store_errmsg(ctl->store));
                         goto out;
                 }
-                json_array_append_new(arr, run_json(&runs[i], &d));
-                run_detail_free(&d);
+                json_array_append_new(arr, run_json(&runs[i], &ds[i]));
         }
         if (ctl->format == FORMAT_JSON) {
                 json_t *doc = json_pack("{s:O}", "runs", arr);
@@ -246,10 +252,7 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
         else {
                 struct libscols_table *tb = table_new(cols, "llrlr");
                 for (size_t i = 0; i < n; i++) {
-                        struct run_detail d;
                         char start[32], dur[32] = "-", ex[16] = "-", tags[1024], scores[1024];
-                        if (store_run_detail(ctl->store, runs[i].id, &d) < 0)
-                                continue;
                         time_format_local(runs[i].start, start, sizeof start);
                         if (runs[i].end)
                                 format_duration_s(run_duration_s(&runs[i]), dur, sizeof dur);
@@ -257,15 +260,17 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
                                 snprintf(dur, sizeof dur, "(%.0fs)", run_duration_s(&runs[i]));
                         if (runs[i].has_exit_status)
                                 snprintf(ex, sizeof ex, "%d", runs[i].exit_status);
-                        format_kvs(tags, sizeof tags, d.tags, d.ntags);
-                        format_scores(scores, sizeof scores, d.scores, d.nscores);
+                        format_kvs(tags, sizeof tags, ds[i].tags, ds[i].ntags);
+                        format_scores(scores, sizeof scores, ds[i].scores, ds[i].nscores);
                         table_row(tb, runs[i].name, start, dur, runs[i].status, ex, tags, scores);
-                        run_detail_free(&d);
                 }
                 r = table_print(tb);
         }
 out:
         json_decref(arr);
+        for (size_t i = 0; i < n; i++)
+                run_detail_free(&ds[i]);
+        free(ds);
         run_infos_free(runs, n);
         return r;
 }

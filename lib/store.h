@@ -253,5 +253,18 @@ struct run_filter {
 };
 int store_runs_list(struct store *s, const struct run_filter *f, struct run_info **ret, size_t *ret_n);
 int store_run_detail(struct store *s, int64_t id, struct run_detail *ret);
+/* Only some of it: what `runs` lists needs no totals, and a curve only
+ * the system-wide ones (a 256-CPU run has some 5,000 totals, nearly all
+ * per CPU).  The parts not read are left empty. */
+enum run_part {
+        RUN_TAGS = 1 << 0,
+        RUN_SCORES = 1 << 1,
+        RUN_CONTEXT = 1 << 2,
+        RUN_MARKS = 1 << 3,
+        RUN_TOTALS = 1 << 4,            /* every total: per CPU, per node, system-wide */
+        RUN_SYSTEM_TOTALS = 1 << 5,     /* the system-wide totals only */
+        RUN_ALL = RUN_TAGS | RUN_SCORES | RUN_CONTEXT | RUN_MARKS | RUN_TOTALS,
+};
+int store_run_detail_parts(struct store *s, int64_t id, unsigned parts, struct run_detail *ret);
 
 #endif
