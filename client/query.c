@@ -45,6 +45,31 @@ static int add_series(struct ctl *ctl, struct series **all, size_t *nall, const 
         return 0;
 }
 
+/* One series per CPU 0..ncpus-1, from one pass over the database (a
+ * store_series() per CPU would decode every tick's blob ncpus times). */
+static int add_cpu_series(struct ctl *ctl, struct series **all, size_t *nall, const char *metric, int ncpus,
+                          int64_t since, int64_t until, int64_t step)
+{
+        _cleanup_free_ struct series_point **pts = NULL;
+        struct series *s;
+        size_t n;
+        int r;
+
+        r = store_series_cpus(ctl->store, metric, ncpus, since, until, step, &pts, &n);
+        if (r < 0)
+                return r;
+        s = realloc(*all, (*nall + ncpus) * sizeof **all);
+        if (!s) {
+                for (int c = 0; c < ncpus; c++)
+                        free(pts[c]);
+                return -ENOMEM;
+        }
+        *all = s;
+        for (int c = 0; c < ncpus; c++)
+                (*all)[(*nall)++] = (struct series){ .key = "cpu", .loc = c, .pts = pts[c], .n = n };
+        return 0;
+}
+
 int verb_query(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -164,11 +189,9 @@ int verb_query(struct ctl *ctl, int argc, char **argv)
                 r = add_series(ctl, &all, &nall, metric, SERIES_CPU, (int)cpu, "cpu", since, until, step);
         else if (node >= 0)
                 r = add_series(ctl, &all, &nall, metric, SERIES_NODE, (int)node, "node", since, until, step);
-        else if (per == PER_CPU) {
-                r = 0;
-                for (int i = 0; i < ncpu_map && r >= 0; i++)
-                        r = add_series(ctl, &all, &nall, metric, SERIES_CPU, i, "cpu", since, until, step);
-        } else if (per == PER_NODE) {
+        else if (per == PER_CPU)
+                r = ncpu_map > 0 ? add_cpu_series(ctl, &all, &nall, metric, ncpu_map, since, until, step) : 0;
+        else if (per == PER_NODE) {
                 int maxnode = -1;
                 r = 0;
                 for (int i = 0; i < ncpu_map; i++)

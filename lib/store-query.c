@@ -3,7 +3,8 @@
  * Every query here is bounded by an index: ticks are found by tick_by_t,
  * and a metric's samples in a tick by the (tick, metric) prefix of the
  * sample table's key, or cpu_sample's whole key: one row, whose blob is
- * decoded here for a CPU or a node (schema 0004).
+ * decoded here for a CPU or a node (schema 0004), or for every CPU at
+ * once (store_series_cpus).
  */
 #include "config.h"
 
@@ -258,6 +259,25 @@ static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const 
         return 0;
 }
 
+/* The ticks between since and until, each with its cpu_sample row of
+ * metric mid or NULLs (columns t, dur, total, vals). */
+static int cpu_rows_prepare(struct store *s, int64_t mid, int64_t since, int64_t until, sqlite3_stmt **ret)
+{
+        sqlite3_stmt *st;
+
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT t.t, t.dur, c.total, c.vals FROM tick t "
+                               "LEFT JOIN cpu_sample c ON c.tick = t.id AND c.metric = ?1 "
+                               "WHERE t.t >= ?2 AND t.t < ?3 ORDER BY t.id",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, mid);
+        sqlite3_bind_int64(st, 2, since);
+        sqlite3_bind_int64(st, 3, until);
+        *ret = st;
+        return 0;
+}
+
 static int series_cpu(struct store *s, int64_t mid, double scale, enum series_filter f, int arg, int64_t since,
                       int64_t until, int64_t step_ns, struct series_point **ret, size_t *ret_n)
 {
@@ -272,15 +292,9 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
                 if (r < 0)
                         return r;
         }
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT t.t, t.dur, c.total, c.vals FROM tick t "
-                               "LEFT JOIN cpu_sample c ON c.tick = t.id AND c.metric = ?1 "
-                               "WHERE t.t >= ?2 AND t.t < ?3 ORDER BY t.id",
-                               -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "series");
-        sqlite3_bind_int64(st, 1, mid);
-        sqlite3_bind_int64(st, 2, since);
-        sqlite3_bind_int64(st, 3, until);
+        r = cpu_rows_prepare(s, mid, since, until, &st);
+        if (r < 0)
+                return r;
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
                 int64_t v;
                 bool nc;
@@ -299,34 +313,50 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
         return series_end(s, st, r, &pts, n, ret, ret_n);
 }
 
-int store_series(struct store *s, const char *metric, enum series_filter f, int arg,
-                 int64_t since, int64_t until, int64_t step_ns,
-                 struct series_point **ret, size_t *ret_n)
+/* A metric's definition, row id and scale; -ENOENT if this database
+ * has never recorded it. */
+static int series_metric(struct store *s, const char *metric, const struct metric_def **ret_def, int64_t *ret_mid,
+                         double *ret_scale)
 {
-        _cleanup_free_ struct series_point *pts = NULL;
         const struct metric_def *def = metric_by_name(metric);
-        size_t n = 0, cap = 0;
-        const char *locsql;
-        sqlite3_stmt *st;
-        char sql[768];
         double scale = 1;
+        sqlite3_stmt *q;
         int64_t mid;
-        int r;
 
         if (!def)
                 return -ENOENT;
         mid = s->metric_rowid[def - metric_table];
         if (!mid)
                 return -ENOENT;
-        {
-                sqlite3_stmt *q;
-                if (sqlite3_prepare_v2(s->db, "SELECT scale FROM metric WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
-                        return store_sqlite_error(s, "metric");
-                sqlite3_bind_int64(q, 1, mid);
-                if (sqlite3_step(q) == SQLITE_ROW)
-                        scale = sqlite3_column_double(q, 0);
-                sqlite3_finalize(q);
-        }
+        if (sqlite3_prepare_v2(s->db, "SELECT scale FROM metric WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metric");
+        sqlite3_bind_int64(q, 1, mid);
+        if (sqlite3_step(q) == SQLITE_ROW)
+                scale = sqlite3_column_double(q, 0);
+        sqlite3_finalize(q);
+        *ret_def = def;
+        *ret_mid = mid;
+        *ret_scale = scale;
+        return 0;
+}
+
+int store_series(struct store *s, const char *metric, enum series_filter f, int arg,
+                 int64_t since, int64_t until, int64_t step_ns,
+                 struct series_point **ret, size_t *ret_n)
+{
+        _cleanup_free_ struct series_point *pts = NULL;
+        const struct metric_def *def;
+        size_t n = 0, cap = 0;
+        const char *locsql;
+        sqlite3_stmt *st;
+        char sql[768];
+        double scale;
+        int64_t mid;
+        int r;
+
+        r = series_metric(s, metric, &def, &mid, &scale);
+        if (r < 0)
+                return r;
         if (def->scope == SCOPE_CPU)
                 return series_cpu(s, mid, scale, f, arg, since, until, step_ns, ret, ret_n);
 
@@ -352,4 +382,96 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
                         break;
         }
         return series_end(s, st, r, &pts, n, ret, ret_n);
+}
+
+/* A cpu_sample row's values for CPUs 0..ncpus-1, from one pass over the
+ * blob: vals[c] and nulls[c] are what cpu_row_value() gives with
+ * SERIES_CPU and c.  The blob is read up to the first CPU >= ncpus, as
+ * far as cpu_row_value() reads it for CPU ncpus - 1. */
+static int cpu_row_values(sqlite3_stmt *st, int64_t *vals, bool *nulls, int ncpus)
+{
+        struct packed_iter it;
+        int64_t v;
+        bool null;
+        int c, r;
+
+        memset(vals, 0, ncpus * sizeof *vals);
+        memset(nulls, 0, ncpus * sizeof *nulls);
+        if (sqlite3_column_type(st, 3) == SQLITE_NULL)          /* no row: all 0 (invariant 6) */
+                return 0;
+        packed_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+        while ((r = packed_next(&it, &c, &v, &null)) > 0 && c < ncpus) {
+                vals[c] = v;                                    /* 0 if null */
+                nulls[c] = null;
+        }
+        return r < 0 ? r : 0;
+}
+
+int store_series_cpus(struct store *s, const char *metric, int ncpus, int64_t since, int64_t until,
+                      int64_t step_ns, struct series_point ***ret, size_t *ret_n)
+{
+        _cleanup_free_ int64_t *vals = NULL;
+        _cleanup_free_ bool *nulls = NULL;
+        struct series_point **pts = NULL;
+        const struct metric_def *def;
+        size_t n = 0, cap = 0;
+        sqlite3_stmt *st;
+        double scale;
+        int64_t mid;
+        int r;
+
+        if (ncpus <= 0)
+                return -EINVAL;
+        r = series_metric(s, metric, &def, &mid, &scale);
+        if (r < 0)
+                return r;
+        if (def->scope != SCOPE_CPU)
+                return -EINVAL;
+        pts = calloc(ncpus, sizeof *pts);
+        vals = calloc(ncpus, sizeof *vals);
+        nulls = calloc(ncpus, sizeof *nulls);
+        if (!pts || !vals || !nulls) {
+                free(pts);
+                return -ENOMEM;
+        }
+        r = cpu_rows_prepare(s, mid, since, until, &st);
+        if (r < 0)
+                goto fail;
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int64_t t = sqlite3_column_int64(st, 0), dur = sqlite3_column_int64(st, 1);
+                size_t n_c = n, cap_c = cap;
+
+                r = cpu_row_values(st, vals, nulls, ncpus);
+                if (r < 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick time %lld",
+                                 (long long)t);
+                        break;
+                }
+                /* Every CPU's series has the same ticks, hence after this
+                 * tick the same length and the same capacity. */
+                for (int c = 0; c < ncpus && r >= 0; c++) {
+                        n_c = n;
+                        cap_c = cap;
+                        r = series_add(&pts[c], &n_c, &cap_c, t, dur, (double)vals[c] * scale, nulls[c], step_ns);
+                }
+                if (r < 0)
+                        break;
+                n = n_c;
+                cap = cap_c;
+        }
+        sqlite3_finalize(st);
+        if (r < 0)
+                goto fail;
+        if (r != SQLITE_DONE) {
+                r = store_sqlite_error(s, "series");
+                goto fail;
+        }
+        *ret = pts;
+        *ret_n = n;
+        return 0;
+fail:
+        for (int c = 0; c < ncpus; c++)
+                free(pts[c]);
+        free(pts);
+        return r;
 }

@@ -139,6 +139,13 @@ struct series_point {
 int store_series(struct store *s, const char *metric, enum series_filter f, int arg,
                  int64_t since, int64_t until, int64_t step_ns,
                  struct series_point **ret, size_t *ret_n);
+/* The series of a cpu-scope METRIC for each of CPUs 0..ncpus-1, what
+ * store_series() with SERIES_CPU gives for each, in one pass over the
+ * ticks that decodes each tick's blob once.  (*ret)[c] is CPU c's series;
+ * all have the same *ret_n points.  The caller frees each series and
+ * *ret.  -EINVAL if METRIC is not cpu-scope or ncpus < 1. */
+int store_series_cpus(struct store *s, const char *metric, int ncpus, int64_t since, int64_t until,
+                      int64_t step_ns, struct series_point ***ret, size_t *ret_n);
 
 
 /* --- runs (schema 0002) --- */

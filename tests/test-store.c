@@ -207,6 +207,118 @@ static void test_new_and_roundtrip(void)
         }
 }
 
+/* Points a and b the same, to the bit. */
+static bool same_points(const struct series_point *a, const struct series_point *b, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (a[i].t_ns != b[i].t_ns || a[i].dur_ns != b[i].dur_ns || a[i].value != b[i].value ||
+                    a[i].not_counted != b[i].not_counted)
+                        return false;
+        return true;
+}
+
+/* store_series_cpus() against store_series() for each CPU, on rows with
+ * NULLs, runs of zeros, missing rows, and CPUs past the topology. */
+static void test_series_cpus(void)
+{
+        enum { NC = 6, NT = 200 };
+        static const char *const metrics[] = { "context_switches", "cpu_user" };
+        char db[512];
+        struct store *w = NULL, *rd = NULL;
+        char *err = NULL;
+        int node_of[NC] = { 0, 0, 0, 1, 1, 1 };
+        bool online[NC] = { true, true, true, true, true, true };
+        const int64_t S = 1000000000LL, t0 = 1796031478LL * S;
+        unsigned x = 12345;
+        bool all_same = true, some_null = false;
+
+        path(db, sizeof db, "cpus.db");
+        is_int(store_open(db, STORE_WRITE, &w, &err), 0, "create");
+        if (!w)
+                return;
+        fill_catalogue(w);
+        ok(store_topology_set(w, NC, node_of, online) == 0, "topology of %d CPUs", NC);
+        ok(store_begin(w) == 0, "begin");
+        for (int i = 0; i < NT; i++) {
+                int64_t tick, vals[NC + 2];
+                bool nulls[NC + 2];
+
+                store_add_tick(w, t0 + i * S, S, &tick);
+                for (int m = 0; m < 2; m++) {
+                        for (int c = 0; c < NC + 2; c++) {
+                                x = x * 1103515245u + 12345u;
+                                vals[c] = (x >> 16) % 4 ? 0 : (int64_t)((x >> 8) % 100000);
+                                nulls[c] = (x >> 4) % 16 == 0;
+                                some_null |= nulls[c] && c < NC;
+                        }
+                        if (i % 7 == 3)         /* no row: every CPU 0 */
+                                continue;
+                        /* one row in 5 also has CPUs the topology does not */
+                        store_add_cpu_values(w, tick, m ? M_CPU_USER : M_CONTEXT_SWITCHES, vals, nulls,
+                                             i % 5 ? NC : NC + 2);
+                }
+        }
+        ok(store_commit(w) == 0, "commit");
+        ok(some_null, "some CPUs not counted");
+        w = store_close(w);
+
+        is_int(store_open(db, STORE_READ, &rd, &err), 0, "reader");
+        if (!rd)
+                return;
+        for (int m = 0; m < 2; m++)
+                for (int k = 0; k < 4; k++) {
+                        static const int64_t steps[] = { 0, 1, 3, 60 };
+                        int64_t since = k == 3 ? t0 + 17 * S : t0, until = k == 3 ? t0 + 150 * S : t0 + NT * S;
+                        struct series_point **all = NULL;
+                        size_t n = 0;
+
+                        if (store_series_cpus(rd, metrics[m], NC, since, until, steps[k] * S, &all, &n) < 0) {
+                                all_same = false;
+                                continue;
+                        }
+                        for (int c = 0; c < NC; c++) {
+                                struct series_point *one = NULL;
+                                size_t n1 = 0;
+                                if (store_series(rd, metrics[m], SERIES_CPU, c, since, until, steps[k] * S, &one,
+                                                 &n1) < 0 || n1 != n || !same_points(one, all[c], n))
+                                        all_same = false;
+                                free(one);
+                                free(all[c]);
+                        }
+                        free(all);
+                }
+        ok(all_same, "every CPU's series as store_series gives it, with and without steps");
+        {
+                struct series_point **all = NULL;
+                size_t n = 1;
+                ok(store_series_cpus(rd, "context_switches", NC, t0 - 10 * S, t0, 0, &all, &n) == 0 && n == 0,
+                   "no ticks in range: no points");
+                if (all)
+                        for (int c = 0; c < NC; c++)
+                                free(all[c]);
+                free(all);
+                is_int(store_series_cpus(rd, "numa_hit", NC, t0, t0 + S, 0, &all, &n), -EINVAL,
+                       "a node-scope metric is refused");
+                is_int(store_series_cpus(rd, "no_such_metric", NC, t0, t0 + S, 0, &all, &n), -ENOENT,
+                       "unknown metric");
+        }
+        rd = store_close(rd);
+
+        /* a truncated token: both fail the same way */
+        ok(raw_exec(db, "UPDATE cpu_sample SET vals = x'ff' WHERE tick = 3") == 0, "corrupt a row");
+        is_int(store_open(db, STORE_READ, &rd, &err), 0, "reader");
+        if (rd) {
+                struct series_point **all = NULL, *one = NULL;
+                size_t n;
+                is_int(store_series_cpus(rd, "context_switches", NC, t0, t0 + NT * S, 0, &all, &n), -EBADMSG,
+                       "corrupt blob: -EBADMSG");
+                contains(store_errmsg(rd), "corrupt cpu_sample row", "and says which row");
+                is_int(store_series(rd, "context_switches", SERIES_CPU, 0, t0, t0 + NT * S, 0, &one, &n), -EBADMSG,
+                       "as store_series does");
+                store_close(rd);
+        }
+}
+
 static void test_schema_versions(void)
 {
         char db[512], sql[128];
@@ -304,6 +416,7 @@ int main(void)
                 return 1;
         }
         test_new_and_roundtrip();
+        test_series_cpus();
         test_schema_versions();
         {
                 char cmd[600];
