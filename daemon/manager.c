@@ -82,7 +82,7 @@ struct manager {
                 int64_t delete_cursor;     /* store_delete_step()'s */
                 uint64_t merged, deleted;  /* ticks merged away and deleted since start */
                 int64_t step_max_ns;       /* the longest call */
-                int64_t db_bytes;          /* the database's size in use, when last looked at */
+                int64_t db_bytes;          /* the database's pages in use, when last looked at */
                 bool full_logged;          /* said that max_db_size cannot be kept */
                 bool err_logged;
         } retain;
@@ -780,9 +780,10 @@ static json_t *status_json(struct manager *m)
         }
         if (store_last_tick(m->store, &last_tick, &last_end) == 0)
                 time_format_rfc3339(last_end, t, sizeof t);
-        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}", "pid", (int)getpid(), "version",
-                      PACKAGE_VERSION, "status", m->status, "interval_s", (double)m->conf.interval_ns / 1e9,
-                      "cpus_online", cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database,
+        store_db_bytes(m->store, &m->retain.db_bytes);
+        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}",
+                      "pid", (int)getpid(), "version", PACKAGE_VERSION, "status", m->status, "interval_s",
+                      (double)m->conf.interval_ns / 1e9, "cpus_online", cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database,
                       "open_runs", runs_open_json(m->runs), "sampled_at", t, "sampled_at_ns", (json_int_t)last_end,
                       "totals", totals, "memory", "sqlite_bytes", (json_int_t)store_memory_used(),
                       "held_intervals", (json_int_t)m->nbatch, "held_bytes", (json_int_t)m->backlog_bytes,
