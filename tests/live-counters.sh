@@ -41,7 +41,10 @@ pf=$(total page_faults_minor "$t0" "$t1")
 diag "page_faults_minor: $pf, M = $M"
 [ "$pf" -ge $M ]; ok $? "page_faults_minor >= M ($pf >= $M)"
 all=$(total page_faults "$t0" "$t1")
-[ "$all" -ge "$pf" ]; ok $? "page_faults ($all) >= page_faults_minor ($pf)"
+# the kernel counts a fault at its start and its minor or major kind at
+# its end: a fault in flight on a CPU when an interval ends has its start
+# in one interval and its kind in the next: one per CPU at each end
+[ $((all + 2 * $(nproc))) -ge "$pf" ]; ok $? "page_faults ($all) >= page_faults_minor ($pf), give or take a fault per CPU at each end"
 if [ $HAVE_PERF = 1 ]; then
         t0=$(now_ns); pc=$(perf_count minor-faults "$WL/wl-touch" $M); t1=$(now_ns)
         wait_flushed "$t1"
