@@ -25,6 +25,11 @@ check() {       # check DESCRIPTION -- COMMAND...: ok if COMMAND succeeds
         local desc=$1; shift; [ "$1" = -- ] && shift
         "$@"; ok $? "$desc"
 }
+skip_one() {    # skip_one REASON -- DESCRIPTION...: one check that cannot be judged here
+        local why=$1; shift; [ "$1" = -- ] && shift
+        tap_n=$((tap_n + 1))
+        echo "ok $tap_n - $* # SKIP $why"
+}
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; cleanup; exit 77; }
 bail() { echo "Bail out! $*"; cleanup; exit 1; }
