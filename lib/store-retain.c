@@ -120,6 +120,14 @@ static sqlite3_stmt *seg_prepare(struct store *s, const struct segment *g, const
         return st;
 }
 
+/* Delete a table's rows of the segment (sql: "DELETE ... IN (SEGMENT)"). */
+static int seg_delete(struct store *s, const struct segment *g, const char *sql)
+{
+        sqlite3_stmt *st = seg_prepare(s, g, sql);
+
+        return st ? step_done(s, st, "rollup") : -EIO;
+}
+
 /* One metric's per-CPU sums over a segment. */
 struct cpu_sums {
         int64_t metric;
@@ -236,8 +244,7 @@ static int merge_cpu(struct store *s, const struct segment *g)
                 r = store_sqlite_error(s, "rollup");
         sqlite3_finalize(st);
         if (r >= 0) {
-                st = seg_prepare(s, g, "DELETE FROM cpu_sample WHERE tick IN (" SEGMENT ")");
-                r = st ? step_done(s, st, "rollup") : -EIO;
+                r = seg_delete(s, g, "DELETE FROM cpu_sample WHERE tick IN (" SEGMENT ")");
         }
         for (size_t i = 0; i < nm; i++) {
                 if (r >= 0)
@@ -279,8 +286,7 @@ static int merge_sample(struct store *s, const struct segment *g)
                 r = store_sqlite_error(s, "rollup");
         sqlite3_finalize(st);
         if (r >= 0) {
-                st = seg_prepare(s, g, "DELETE FROM sample WHERE tick IN (" SEGMENT ")");
-                r = st ? step_done(s, st, "rollup") : -EIO;
+                r = seg_delete(s, g, "DELETE FROM sample WHERE tick IN (" SEGMENT ")");
         }
         if (r >= 0 && sqlite3_prepare_v2(s->db, "INSERT INTO sample (tick, metric, loc, value) VALUES (?1, ?2, ?3, ?4)",
                                          -1, &st, NULL) != SQLITE_OK)
@@ -339,13 +345,14 @@ static int merge_mux(struct store *s, const struct segment *g)
                 r = store_sqlite_error(s, "rollup");
         sqlite3_finalize(st);
         if (r >= 0 && nv > 0) {
-                st = seg_prepare(s, g, "DELETE FROM mux WHERE tick IN (" SEGMENT ")");
-                r = st ? step_done(s, st, "rollup") : -EIO;
+                r = seg_delete(s, g, "DELETE FROM mux WHERE tick IN (" SEGMENT ")");
         }
         if (r >= 0 && nv > 0) {
                 if (sqlite3_prepare_v2(s->db, "INSERT INTO mux (tick, cpu, grp, duty) VALUES (?1, ?2, ?3, ?4)", -1, &st,
-                                       NULL) != SQLITE_OK)
-                        return free(v), store_sqlite_error(s, "rollup");
+                                       NULL) != SQLITE_OK) {
+                        free(v);
+                        return store_sqlite_error(s, "rollup");
+                }
                 for (size_t i = 0; i < nv && r >= 0; i++) {
                         double duty = g->dur > 0 ? 1 - v[i].lost / (double)g->dur : 1;
                         if (duty >= 1)
