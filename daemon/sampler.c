@@ -7,6 +7,15 @@
  * unavailable, with the reason, and left out everywhere.  CPU hotplug is
  * normal: a CPU that goes offline has its groups closed; one that comes
  * back is reopened and emits nothing for its first interval.
+ *
+ * Two tables keep the tick one path:
+ *  - the operations (sampler-ops.h) give the raw reads: the real kernel,
+ *    simulated CPUs, or either with injected faults; chosen once, in
+ *    sampler_new();
+ *  - the sources (sources[] below: perf, /proc/stat, /proc/vmstat,
+ *    numastat) each open, reconfigure, sample and close their own files
+ *    or counters; a tick is the hotplug check and then every source's
+ *    sample(), in the table's order.
  */
 #include "config.h"
 
@@ -23,6 +32,7 @@
 #include "perf.h"
 #include "procfs.h"
 #include "sampler.h"
+#include "sampler-ops.h"
 #include "simulate.h"
 #include "timeutil.h"
 
@@ -40,11 +50,13 @@ struct cpu_state {
 struct sampler {
         char *sysroot, *procroot;
         struct cpumap map;                      /* simulated with --simulate-cpus */
-        struct sim *sim;                        /* NULL unless simulating (simulate.c) */
+        const struct sampler_ops *ops;          /* the raw reads (sampler-ops.h), chosen once */
+        void *ctx;                              /* their context */
         bool enabled[_M_MAX];
         bool available[_M_MAX];
         char *why[_M_MAX];                      /* reason when not available */
 
+        bool mount_tracefs;                     /* sampler_config.mount_tracefs */
         char *tracefs;                          /* NULL: none */
         char *tracefs_why;
         uint64_t tp_id[_M_MAX];                 /* tracepoint ids, resolved once */
@@ -145,7 +157,43 @@ static void clear_why(struct sampler *s, int m)
         s->available[m] = true;
 }
 
+/* ---- the real operations: this machine's kernel ---- */
+
+static int real_refresh_online(void *ctx, struct cpumap *map) { return cpumap_refresh_online(map); }
+static void real_begin_tick(void *ctx) { }
+static int real_group_read(void *ctx, struct evgroup *g, int kind, struct evdelta *d) { return evgroup_read(g, d); }
+static int real_numa_file(void *ctx, int n) { return n; }
+static uint64_t real_numa_value(void *ctx, int n, int k, uint64_t raw) { return raw; }
+static void real_free(void *ctx) { }
+
+static int real_group_open(void *ctx, struct evgroup *g, int kind, int cpu, const struct evspec *specs, size_t n,
+                           int *err)
+{
+        return evgroup_open(g, cpu, specs, n, err);
+}
+
+static int real_procstat(void *ctx, const char *buf, size_t len, const char **ret, size_t *ret_len)
+{
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+const struct sampler_ops sampler_real_ops = {
+        .name = "real",
+        .refresh_online = real_refresh_online,
+        .begin_tick = real_begin_tick,
+        .group_open = real_group_open,
+        .group_read = real_group_read,
+        .procstat = real_procstat,
+        .numa_file = real_numa_file,
+        .numa_value = real_numa_value,
+        .free = real_free,
+};
+
 /* ---- perf groups ---- */
+
+static const char *const grp_name[_SAMPLER_GRP_MAX] = { "sw", "hw" };
 
 static void resolve_tracepoints(struct sampler *s, bool try_mount)
 {
@@ -214,35 +262,16 @@ static void close_cpu(struct sampler *s, int c)
         s->cpu[c].stat_primed = false;
 }
 
-/* evgroup_open(), except for events a test pretends are gone (fault.c),
- * or its simulated twin.  kind: 0 the software group, 1 the hardware one. */
-static int open_group(struct sampler *s, struct evgroup *g, int kind, int c, const struct evspec *spec, size_t n,
-                      int *err)
+/* Read CPU c's groups once, results unused: a group just (re)opened then
+ * has its deltas start now rather than at its first tick. */
+static void prime_cpu(struct sampler *s, int c)
 {
-        struct evspec keep[EVGROUP_MAX] = { 0 };
-        int kerr[EVGROUP_MAX], r;
-        size_t idx[EVGROUP_MAX], k = 0;
+        struct evdelta d;
 
-        for (size_t i = 0; i < n && i < EVGROUP_MAX; i++) {
-                if (fault_vanished(spec[i].metric)) {
-                        err[i] = -ENOENT;
-                        continue;
-                }
-                idx[k] = i;
-                keep[k++] = spec[i];
-        }
-        r = s->sim ? sim_group_open(s->sim, g, kind, c, keep, k, kerr) : evgroup_open(g, c, keep, k, kerr);
-        for (size_t j = 0; j < k; j++)
-                err[idx[j]] = r < 0 ? r : kerr[j];
-        return r;
-}
-
-/* evgroup_read() of one of CPU g->cpu's groups, or its simulated twin. */
-static int group_read(struct sampler *s, struct evgroup *g, struct evdelta *d)
-{
-        if (s->sim)
-                return sim_group_read(s->sim, g, g == &s->cpu[g->cpu].hw, d);
-        return evgroup_read(g, d);
+        if (s->cpu[c].sw.n)
+                s->ops->group_read(s->ctx, &s->cpu[c].sw, SAMPLER_GRP_SW, &d);
+        if (s->cpu[c].hw.n)
+                s->ops->group_read(s->ctx, &s->cpu[c].hw, SAMPLER_GRP_HW, &d);
 }
 
 /* Open both groups on CPU c.  Members that fail here but opened on the
@@ -260,7 +289,7 @@ static int open_cpu_groups(struct sampler *s, int c, bool stop_failed)
         char why[256];
 
         for (int k = 0; k < 2; k++) {
-                r = open_group(s, grp[k].g, k, c, grp[k].spec, grp[k].n, err);
+                r = s->ops->group_open(s->ctx, grp[k].g, k, c, grp[k].spec, grp[k].n, err);
                 if (r < 0) {
                         if (k == 1)
                                 evgroup_close(&s->cpu[c].sw);
@@ -323,7 +352,7 @@ static int open_perf(struct sampler *s, char **ret_err)
                 size_t counts[2] = { s->nsw, s->nhw };
                 for (int l = 0; l < 2; l++) {
                         struct evgroup g;
-                        r = open_group(s, &g, l, first, lists[l], counts[l], err);
+                        r = s->ops->group_open(s->ctx, &g, l, first, lists[l], counts[l], err);
                         if (r < 0) {
                                 perf_why(r, why, sizeof why);
                                 *ret_err = strdup(why);
@@ -384,7 +413,83 @@ static void close_perf(struct sampler *s)
                 close_cpu(s, c);
 }
 
-/* ---- procfs sources ---- */
+/* The perf source: open (decide availability, open every online CPU's
+ * groups), reconfigure, close.  Its tick is perf_sample() below. */
+static int perfsrc_open(struct sampler *s, char **ret_err)
+{
+        resolve_tracepoints(s, s->mount_tracefs);
+        return open_perf(s, ret_err);
+}
+
+/* Groups are reopened only if the perf metrics changed, and primed at
+ * once, so the next tick has deltas from this moment rather than a lost
+ * interval. */
+static int perfsrc_reconfigure(struct sampler *s, const bool *was_enabled, char **ret_err)
+{
+        bool changed = false;
+        int r;
+
+        for (int m = 0; m < _M_MAX; m++)
+                if (metric_is_perf(&metric_table[m]) && was_enabled[m] != s->enabled[m])
+                        changed = true;
+        if (!changed)
+                return 0;
+        close_perf(s);
+        r = open_perf(s, ret_err);
+        if (r < 0)
+                return r;
+        for (int c = 0; c < s->map.ncpus; c++)
+                if (s->cpu[c].open)
+                        prime_cpu(s, c);
+        return 0;
+}
+
+static void perfsrc_close(struct sampler *s)
+{
+        if (s->cpu)
+                close_perf(s);
+}
+
+/* ---- the /proc and /sys sources ---- */
+
+/* Mark the enabled metrics of source src available, before a probe says
+ * otherwise. */
+static void clear_source(struct sampler *s, enum metric_source src)
+{
+        for (int m = 0; m < _M_MAX; m++)
+                if (metric_table[m].source == src && s->enabled[m])
+                        clear_why(s, m);
+}
+
+static int open_file(struct procfile *f, const char *root, const char *name)
+{
+        char path[512];
+
+        snprintf(path, sizeof path, "%s/%s", root, name);
+        if (procfile_open(f, path) < 0)
+                f->fd = -1;
+        return 0;
+}
+
+static int procstat_probe(struct sampler *s, const bool *was_enabled, char **ret_err)
+{
+        clear_source(s, SRC_PROCSTAT);
+        for (int m = 0; m < _M_MAX; m++)
+                if (metric_table[m].source == SRC_PROCSTAT && s->enabled[m] && s->stat.fd < 0)
+                        set_why(s, m, "cannot read %s/stat", s->procroot);
+        return 0;
+}
+
+static int procstat_open(struct sampler *s, char **ret_err)
+{
+        open_file(&s->stat, s->procroot, "stat");
+        return procstat_probe(s, NULL, ret_err);
+}
+
+static void procstat_close(struct sampler *s)
+{
+        procfile_close(&s->stat);
+}
 
 static void setup_vmstat_keys(struct sampler *s)
 {
@@ -398,83 +503,94 @@ static void setup_vmstat_keys(struct sampler *s)
         s->vm_primed = false;
 }
 
-/* Availability of the /proc and /sys sources, from one read of each. */
-static int probe_procfs(struct sampler *s)
+/* Availability of the /proc/vmstat metrics, from one read. */
+static int vmstat_probe(struct sampler *s, const bool *was_enabled, char **ret_err)
 {
-        const char *numa_keys[NUMA_KEYS];
         uint64_t vals[_M_MAX];
         bool found[_M_MAX];
         int r;
 
-        for (int m = 0; m < _M_MAX; m++) {
-                const struct metric_def *d = &metric_table[m];
-                if (metric_is_perf(d) || !s->enabled[m])
-                        continue;
-                clear_why(s, m);
-                if (d->source == SRC_PROCSTAT && s->stat.fd < 0)
-                        set_why(s, m, "cannot read %s/stat", s->procroot);
-                if (d->source == SRC_VMSTAT && s->vmstat.fd < 0)
+        clear_source(s, SRC_VMSTAT);
+        for (int m = 0; m < _M_MAX; m++)
+                if (metric_table[m].source == SRC_VMSTAT && s->enabled[m] && s->vmstat.fd < 0)
                         set_why(s, m, "cannot read %s/vmstat", s->procroot);
-        }
-
         setup_vmstat_keys(s);
-        if (s->vmstat.fd >= 0 && s->nvm > 0) {
-                r = procfile_read(&s->vmstat, NULL);
-                if (r >= 0)
-                        r = kv_parse(s->vmstat.buf, s->vmstat.len, s->vm_key, s->nvm, vals, found);
-                for (size_t i = 0; i < s->nvm; i++) {
-                        int m = s->vm_metric[i];
-                        if (r < 0)
-                                set_why(s, m, "cannot parse %s/vmstat: %s", s->procroot, strerror(-r));
-                        else if (!found[i])
-                                set_why(s, m, "%s is not in %s/vmstat (kernel built without %s)", s->vm_key[i],
-                                        s->procroot,
-                                        startswith(s->vm_key[i], "thp_") ? "CONFIG_TRANSPARENT_HUGEPAGE"
-                                        : startswith(s->vm_key[i], "numa_") ? "CONFIG_NUMA_BALANCING"
-                                                                             : "CONFIG_MIGRATION");
-                }
-        }
-
-        for (int k = 0; k < NUMA_KEYS; k++)
-                numa_keys[k] = metric_table[numa_metrics[k]].key;
-        {
-                bool any_node = false, key_found[NUMA_KEYS] = { false };
-                for (int n = 0; n < s->map.nnodes; n++) {
-                        if (s->numa[n].fd < 0)
-                                continue;
-                        any_node = true;
-                        r = procfile_read(&s->numa[n], NULL);
-                        if (r >= 0)
-                                r = kv_parse(s->numa[n].buf, s->numa[n].len, numa_keys, NUMA_KEYS, vals, found);
-                        if (r < 0)
-                                continue;
-                        for (int k = 0; k < NUMA_KEYS; k++)
-                                key_found[k] |= found[k];
-                }
-                for (int k = 0; k < NUMA_KEYS; k++) {
-                        int m = numa_metrics[k];
-                        if (!s->enabled[m])
-                                continue;
-                        if (!any_node)
-                                set_why(s, m, "no node numastat under %s/devices/system/node (kernel without CONFIG_NUMA)",
-                                        s->sysroot);
-                        else if (!key_found[k])
-                                set_why(s, m, "%s is not in the nodes' numastat", numa_keys[k]);
-                }
+        if (s->vmstat.fd < 0 || s->nvm == 0)
+                return 0;
+        r = procfile_read(&s->vmstat, NULL);
+        if (r >= 0)
+                r = kv_parse(s->vmstat.buf, s->vmstat.len, s->vm_key, s->nvm, vals, found);
+        for (size_t i = 0; i < s->nvm; i++) {
+                int m = s->vm_metric[i];
+                if (r < 0)
+                        set_why(s, m, "cannot parse %s/vmstat: %s", s->procroot, strerror(-r));
+                else if (!found[i])
+                        set_why(s, m, "%s is not in %s/vmstat (kernel built without %s)", s->vm_key[i], s->procroot,
+                                startswith(s->vm_key[i], "thp_") ? "CONFIG_TRANSPARENT_HUGEPAGE"
+                                : startswith(s->vm_key[i], "numa_") ? "CONFIG_NUMA_BALANCING"
+                                                                     : "CONFIG_MIGRATION");
         }
         return 0;
 }
 
-static int open_procfs(struct sampler *s)
+static int vmstat_open(struct sampler *s, char **ret_err)
 {
-        char path[512];
+        open_file(&s->vmstat, s->procroot, "vmstat");
+        return vmstat_probe(s, NULL, ret_err);
+}
 
-        snprintf(path, sizeof path, "%s/stat", s->procroot);
-        if (procfile_open(&s->stat, path) < 0)
-                s->stat.fd = -1;
-        snprintf(path, sizeof path, "%s/vmstat", s->procroot);
-        if (procfile_open(&s->vmstat, path) < 0)
-                s->vmstat.fd = -1;
+static void vmstat_close(struct sampler *s)
+{
+        procfile_close(&s->vmstat);
+}
+
+static void numa_keys(const char **keys)
+{
+        for (int k = 0; k < NUMA_KEYS; k++)
+                keys[k] = metric_table[numa_metrics[k]].key;
+}
+
+/* Availability of the numastat metrics, from one read of each node's. */
+static int numastat_probe(struct sampler *s, const bool *was_enabled, char **ret_err)
+{
+        const char *keys[NUMA_KEYS];
+        uint64_t vals[NUMA_KEYS];
+        bool found[NUMA_KEYS], any_node = false, key_found[NUMA_KEYS] = { false };
+        int r;
+
+        clear_source(s, SRC_NUMASTAT);
+        numa_keys(keys);
+        for (int n = 0; n < s->map.nnodes; n++) {
+                if (s->numa[n].fd < 0)
+                        continue;
+                any_node = true;
+                r = procfile_read(&s->numa[n], NULL);
+                if (r >= 0)
+                        r = kv_parse(s->numa[n].buf, s->numa[n].len, keys, NUMA_KEYS, vals, found);
+                if (r < 0)
+                        continue;
+                for (int k = 0; k < NUMA_KEYS; k++)
+                        key_found[k] |= found[k];
+        }
+        for (int k = 0; k < NUMA_KEYS; k++) {
+                int m = numa_metrics[k];
+                if (!s->enabled[m])
+                        continue;
+                if (!any_node)
+                        set_why(s, m, "no node numastat under %s/devices/system/node (kernel without CONFIG_NUMA)",
+                                s->sysroot);
+                else if (!key_found[k])
+                        set_why(s, m, "%s is not in the nodes' numastat", keys[k]);
+        }
+        return 0;
+}
+
+/* The nodes are those of the map at start: one that appears later is
+ * not read. */
+static int numastat_open(struct sampler *s, char **ret_err)
+{
+        char name[64];
+
         s->numa = calloc(s->map.nnodes, sizeof *s->numa);
         if (!s->numa)
                 return -ENOMEM;
@@ -482,159 +598,25 @@ static int open_procfs(struct sampler *s)
                 s->numa[n].fd = -1;
                 if (!s->map.has_node[n])
                         continue;
-                snprintf(path, sizeof path, "%s/devices/system/node/node%d/numastat", s->sysroot,
-                         s->sim ? sim_numa_source(s->sim, n) : n);
-                if (procfile_open(&s->numa[n], path) < 0)
-                        s->numa[n].fd = -1;
+                snprintf(name, sizeof name, "devices/system/node/node%d/numastat", s->ops->numa_file(s->ctx, n));
+                open_file(&s->numa[n], s->sysroot, name);
         }
-        return 0;
+        return numastat_probe(s, NULL, ret_err);
 }
 
-/* ---- life cycle ---- */
-
-struct sampler *sampler_free(struct sampler *s)
+static void numastat_close(struct sampler *s)
 {
-        if (!s)
-                return NULL;
-        if (s->cpu)
-                close_perf(s);
-        free(s->cpu);
-        procfile_close(&s->stat);
-        procfile_close(&s->vmstat);
         for (int n = 0; s->numa && n < s->map.nnodes; n++)
                 procfile_close(&s->numa[n]);
         free(s->numa);
-        free(s->numa_prev);
-        free(s->numa_primed);
-        free(s->stat_vals);
-        free(s->stat_present);
-        for (int m = 0; m < _M_MAX; m++)
-                free(s->why[m]);
-        free(s->tracefs);
-        free(s->tracefs_why);
-        free(s->totals);
-        free(s->sorted);
-        free(s->sysroot);
-        free(s->procroot);
-        sim_free(s->sim);
-        cpumap_clear(&s->map);
-        free(s);
-        return NULL;
+        s->numa = NULL;
 }
 
-static void mark_disabled(struct sampler *s)
-{
-        for (int m = 0; m < _M_MAX; m++)
-                if (!s->enabled[m])
-                        set_why(s, m, "disabled in the configuration");
-}
-
-int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **ret_err)
-{
-        struct sampler *s = calloc(1, sizeof *s);
-        long hz;
-        int r;
-
-        if (!s)
-                return -ENOMEM;
-        s->stat.fd = s->vmstat.fd = -1;
-        s->map.online_fd = -1;
-        s->sysroot = strdup(cfg->sysroot ? cfg->sysroot : "/sys");
-        s->procroot = strdup(cfg->procroot ? cfg->procroot : "/proc");
-        if (!s->sysroot || !s->procroot) {
-                r = -ENOMEM;
-                goto fail;
-        }
-        memcpy(s->enabled, cfg->enabled, sizeof s->enabled);
-
-        if (cfg->simulate_cpus > 0) {
-                r = sim_new(s->sysroot, cfg->simulate_cpus, &s->sim);
-                if (r >= 0)
-                        r = cpumap_simulate(cfg->simulate_cpus, SIM_CPUS_PER_NODE, &s->map);
-                if (r < 0) {
-                        if (asprintf(ret_err, "cannot simulate %d CPUs from the CPUs online in "
-                                     "%s/devices/system/cpu: %s", cfg->simulate_cpus, s->sysroot, strerror(-r)) < 0)
-                                *ret_err = NULL;
-                        goto fail;
-                }
-        } else
-                r = cpumap_read(s->sysroot, &s->map);
-        if (r < 0) {
-                if (asprintf(ret_err, "cannot read the CPU map from %s/devices/system/cpu: %s", s->sysroot,
-                             strerror(-r)) < 0)
-                        *ret_err = NULL;
-                goto fail;
-        }
-        s->nloc = MAX(MAX(s->map.ncpus, s->map.nnodes), 1);
-        s->cpu = calloc(s->map.ncpus, sizeof *s->cpu);
-        s->stat_vals = calloc(s->map.ncpus, sizeof *s->stat_vals);
-        s->stat_present = calloc(s->map.ncpus, sizeof *s->stat_present);
-        s->numa_prev = calloc(s->map.nnodes, sizeof *s->numa_prev);
-        s->numa_primed = calloc(s->map.nnodes, sizeof *s->numa_primed);
-        s->totals = calloc((size_t)_M_MAX * s->nloc, sizeof *s->totals);
-        if (!s->cpu || !s->stat_vals || !s->stat_present || !s->numa_prev || !s->numa_primed || !s->totals) {
-                r = -ENOMEM;
-                goto fail;
-        }
-        hz = sysconf(_SC_CLK_TCK);
-        s->clk_scale = 1.0 / (double)(hz > 0 ? hz : 100);
-
-        resolve_tracepoints(s, cfg->mount_tracefs);
-        r = open_procfs(s);
-        if (r < 0)
-                goto fail;
-        r = probe_procfs(s);
-        if (r < 0)
-                goto fail;
-        r = open_perf(s, ret_err);
-        if (r < 0)
-                goto fail;
-        mark_disabled(s);
-        *ret = s;
-        return 0;
-fail:
-        sampler_free(s);
-        return r;
-}
-
-int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
-{
-        bool perf_changed = false;
-        int r;
-
-        for (int m = 0; m < _M_MAX; m++)
-                if (metric_is_perf(&metric_table[m]) && enabled[m] != s->enabled[m])
-                        perf_changed = true;
-        memcpy(s->enabled, enabled, sizeof s->enabled);
-        r = probe_procfs(s);
-        if (r < 0)
-                return r;
-        if (perf_changed) {
-                close_perf(s);
-                r = open_perf(s, ret_err);
-                if (r < 0)
-                        return r;
-                /* Prime the new groups now, so the next tick has deltas
-                 * from this moment rather than a lost interval. */
-                for (int c = 0; c < s->map.ncpus; c++) {
-                        struct evdelta d;
-                        if (!s->cpu[c].open)
-                                continue;
-                        if (s->cpu[c].sw.n)
-                                group_read(s, &s->cpu[c].sw, &d);
-                        if (s->cpu[c].hw.n)
-                                group_read(s, &s->cpu[c].hw, &d);
-                }
-        }
-        mark_disabled(s);
-        return 0;
-}
-
-/* ---- the tick ---- */
+/* ---- sampling ---- */
 
 static int sample_hotplug(struct sampler *s, struct tick *t)
 {
-        int r = s->sim ? sim_refresh_online(s->sim, &s->map) : cpumap_refresh_online(&s->map);
+        int r = s->ops->refresh_online(s->ctx, &s->map);
 
         if (r <= 0)
                 return r;
@@ -658,14 +640,14 @@ static int sample_hotplug(struct sampler *s, struct tick *t)
         return 0;
 }
 
-static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, const char *name, bool *stale)
+static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, int kind, bool *stale)
 {
         struct evdelta d;
         int r;
 
         if (g->n == 0)
                 return 0;
-        r = fault_read_error(g->cpu, name) ? -EIO : group_read(s, g, &d);
+        r = s->ops->group_read(s->ctx, g, kind, &d);
         if (r < 0)
                 return r;
         if (!d.valid)
@@ -682,7 +664,7 @@ static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, co
         if (d.duty < 1.0) {
                 if (grow((void **)&t->mux, &t->capmux, t->nmux, sizeof *t->mux) < 0)
                         return -ENOMEM;
-                t->mux[t->nmux++] = (struct mux_value){ .cpu = g->cpu, .grp = name, .duty = d.duty };
+                t->mux[t->nmux++] = (struct mux_value){ .cpu = g->cpu, .grp = grp_name[kind], .duty = d.duty };
         }
         return 0;
 }
@@ -691,14 +673,14 @@ static int sample_group(struct sampler *s, struct tick *t, struct evgroup *g, co
  * not measured on that CPU this interval (NULL), and the CPU's groups are
  * reopened; an event that cannot be reopened stops, with the reason, and
  * the others go on. */
-static int read_failed(struct sampler *s, struct tick *t, int c, struct evgroup *g, const char *name, int err)
+static int read_failed(struct sampler *s, struct tick *t, int c, struct evgroup *g, int kind, int err)
 {
         bool stat_primed = s->cpu[c].stat_primed;
         int r;
 
         if (!s->cpu[c].read_failed)
-                log_cpu(LOG_WARNING, c, "cpu %d: reading its %s counters failed (%s); reopening them", c, name,
-                        strerror(-err));
+                log_cpu(LOG_WARNING, c, "cpu %d: reading its %s counters failed (%s); reopening them", c,
+                        grp_name[kind], strerror(-err));
         s->cpu[c].read_failed = true;
         for (size_t i = 0; i < g->n; i++) {
                 r = emit(s, t, g->metric[i], c, 0, true);
@@ -711,10 +693,8 @@ static int read_failed(struct sampler *s, struct tick *t, int c, struct evgroup 
         return r == -ENODEV ? 0 : r;
 }
 
-static int sample_perf(struct sampler *s, struct tick *t)
+static int sample_cpus(struct sampler *s, struct tick *t)
 {
-        if (s->sim)
-                sim_begin_tick(s->sim);
         for (int c = 0; c < s->map.ncpus; c++) {
                 struct cpu_state *cs = &s->cpu[c];
                 bool stale = false, failed = false;
@@ -722,15 +702,15 @@ static int sample_perf(struct sampler *s, struct tick *t)
 
                 if (!cs->open)
                         continue;
-                r = sample_group(s, t, &cs->sw, "sw", &stale);
+                r = sample_group(s, t, &cs->sw, SAMPLER_GRP_SW, &stale);
                 if (r < 0 && r != -ENODEV && r != -ENOMEM) {
-                        r = read_failed(s, t, c, &cs->sw, "sw", r);
+                        r = read_failed(s, t, c, &cs->sw, SAMPLER_GRP_SW, r);
                         failed = true;
                 }
                 if (r >= 0 && cs->open && !failed) {
-                        r = sample_group(s, t, &cs->hw, "hw", &stale);
+                        r = sample_group(s, t, &cs->hw, SAMPLER_GRP_HW, &stale);
                         if (r < 0 && r != -ENODEV && r != -ENOMEM) {
-                                r = read_failed(s, t, c, &cs->hw, "hw", r);
+                                r = read_failed(s, t, c, &cs->hw, SAMPLER_GRP_HW, r);
                                 failed = true;
                         }
                 }
@@ -757,7 +737,6 @@ static int respec(struct sampler *s)
 {
         build_specs(s, true);
         for (int c = 0; c < s->map.ncpus; c++) {
-                struct evdelta d;
                 bool stat_primed = s->cpu[c].stat_primed;
                 int r;
 
@@ -770,12 +749,18 @@ static int respec(struct sampler *s)
                         continue;
                 if (r < 0)
                         return r;
-                if (s->cpu[c].sw.n)
-                        group_read(s, &s->cpu[c].sw, &d);
-                if (s->cpu[c].hw.n)
-                        group_read(s, &s->cpu[c].hw, &d);
+                prime_cpu(s, c);
         }
         return 0;
+}
+
+static int perfsrc_sample(struct sampler *s, struct tick *t, bool emit_ok)
+{
+        int r = sample_cpus(s, t);
+
+        if (r >= 0 && s->catalogue_changed)
+                r = respec(s);
+        return r;
 }
 
 static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
@@ -789,13 +774,9 @@ static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
         r = procfile_read(&s->stat, "cpu");
         if (r < 0)
                 return r;
-        buf = s->stat.buf;
-        len = s->stat.len;
-        if (s->sim) {
-                r = sim_procstat(s->sim, s->stat.buf, s->stat.len, &buf, &len);
-                if (r < 0)
-                        return r;
-        }
+        r = s->ops->procstat(s->ctx, s->stat.buf, s->stat.len, &buf, &len);
+        if (r < 0)
+                return r;
         r = procstat_parse(buf, len, s->map.ncpus, s->stat_vals, s->stat_present);
         if (r < 0)
                 return r;
@@ -870,8 +851,7 @@ static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
                         int m = numa_metrics[k];
                         if (!found[k])
                                 continue;
-                        if (s->sim)
-                                vals[k] = sim_numa_vary(s->sim, n, k, vals[k]);
+                        vals[k] = s->ops->numa_value(s->ctx, n, k, vals[k]);
                         if (emit_ok && s->numa_primed[n] && s->enabled[m] && s->available[m]) {
                                 uint64_t p = s->numa_prev[n][k];
                                 r = emit(s, t, m, n, vals[k] >= p ? vals[k] - p : 0, false);
@@ -917,6 +897,175 @@ static int sort_tick(struct sampler *s, struct tick *t)
         return 0;
 }
 
+/* ---- the sources ---- */
+
+/* A source of metrics.  Each keeps its state in struct sampler and owns
+ * the metrics of its enum metric_source values.  To add one: its state
+ * below struct sampler's, these four functions, and an entry in
+ * sources[]; its raw reads, if a simulation or a test must replace them,
+ * go through struct sampler_ops. */
+struct source {
+        const char *name;
+        /* Open its files or counters and decide which of its enabled
+         * metrics are available (set_why() for the others).  Fails only
+         * on errors that must stop the daemon, with *ret_err. */
+        int (*open)(struct sampler *s, char **ret_err);
+        /* s->enabled changed (was_enabled: before): decide again. */
+        int (*reconfigure)(struct sampler *s, const bool *was_enabled, char **ret_err);
+        /* One tick: emit() the deltas since the last call, when emit_ok. */
+        int (*sample)(struct sampler *s, struct tick *t, bool emit_ok);
+        /* Close what open() opened; also after a failed or partial open. */
+        void (*close)(struct sampler *s);
+};
+
+/* Sampled in this order: perf first, since a CPU whose groups it has to
+ * reopen (-ENODEV) also loses its /proc/stat baseline.  Opened and
+ * reconfigured from the last to the first: the files' availability is
+ * decided before perf, which may fail. */
+static const struct source sources[] = {
+        { "perf", perfsrc_open, perfsrc_reconfigure, perfsrc_sample, perfsrc_close },
+        { "procstat", procstat_open, procstat_probe, sample_procstat, procstat_close },
+        { "vmstat", vmstat_open, vmstat_probe, sample_vmstat, vmstat_close },
+        { "numastat", numastat_open, numastat_probe, sample_numastat, numastat_close },
+};
+#define NSOURCES (sizeof sources / sizeof sources[0])
+
+/* ---- life cycle ---- */
+
+struct sampler *sampler_free(struct sampler *s)
+{
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < NSOURCES; i++)
+                sources[i].close(s);
+        free(s->cpu);
+        free(s->numa_prev);
+        free(s->numa_primed);
+        free(s->stat_vals);
+        free(s->stat_present);
+        for (int m = 0; m < _M_MAX; m++)
+                free(s->why[m]);
+        free(s->tracefs);
+        free(s->tracefs_why);
+        free(s->totals);
+        free(s->sorted);
+        free(s->sysroot);
+        free(s->procroot);
+        if (s->ops)
+                s->ops->free(s->ctx);
+        cpumap_clear(&s->map);
+        free(s);
+        return NULL;
+}
+
+static void mark_disabled(struct sampler *s)
+{
+        for (int m = 0; m < _M_MAX; m++)
+                if (!s->enabled[m])
+                        set_why(s, m, "disabled in the configuration");
+}
+
+/* The raw reads and the CPU map: the machine's, or simulated; then,
+ * in a build with test seams, faults wrapped around them if asked for. */
+static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char **ret_err)
+{
+        struct sim *sim = NULL;
+        int r;
+
+        if (cfg->simulate_cpus > 0) {
+                r = sim_new(s->sysroot, cfg->simulate_cpus, &sim);
+                if (r >= 0) {
+                        s->ops = &sim_ops;
+                        s->ctx = sim;
+                        r = cpumap_simulate(cfg->simulate_cpus, SIM_CPUS_PER_NODE, &s->map);
+                }
+                if (r < 0) {
+                        if (asprintf(ret_err, "cannot simulate %d CPUs from the CPUs online in "
+                                     "%s/devices/system/cpu: %s", cfg->simulate_cpus, s->sysroot, strerror(-r)) < 0)
+                                *ret_err = NULL;
+                        return r;
+                }
+        } else {
+                s->ops = &sampler_real_ops;
+                s->ctx = NULL;
+                r = cpumap_read(s->sysroot, &s->map);
+                if (r < 0) {
+                        if (asprintf(ret_err, "cannot read the CPU map from %s/devices/system/cpu: %s", s->sysroot,
+                                     strerror(-r)) < 0)
+                                *ret_err = NULL;
+                        return r;
+                }
+        }
+        return fault_wrap(&s->ops, &s->ctx);
+}
+
+int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **ret_err)
+{
+        struct sampler *s = calloc(1, sizeof *s);
+        long hz;
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->stat.fd = s->vmstat.fd = -1;
+        s->map.online_fd = -1;
+        s->sysroot = strdup(cfg->sysroot ? cfg->sysroot : "/sys");
+        s->procroot = strdup(cfg->procroot ? cfg->procroot : "/proc");
+        if (!s->sysroot || !s->procroot) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        memcpy(s->enabled, cfg->enabled, sizeof s->enabled);
+        s->mount_tracefs = cfg->mount_tracefs;
+
+        r = choose_ops(s, cfg, ret_err);
+        if (r < 0)
+                goto fail;
+        s->nloc = MAX(MAX(s->map.ncpus, s->map.nnodes), 1);
+        s->cpu = calloc(s->map.ncpus, sizeof *s->cpu);
+        s->stat_vals = calloc(s->map.ncpus, sizeof *s->stat_vals);
+        s->stat_present = calloc(s->map.ncpus, sizeof *s->stat_present);
+        s->numa_prev = calloc(s->map.nnodes, sizeof *s->numa_prev);
+        s->numa_primed = calloc(s->map.nnodes, sizeof *s->numa_primed);
+        s->totals = calloc((size_t)_M_MAX * s->nloc, sizeof *s->totals);
+        if (!s->cpu || !s->stat_vals || !s->stat_present || !s->numa_prev || !s->numa_primed || !s->totals) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        hz = sysconf(_SC_CLK_TCK);
+        s->clk_scale = 1.0 / (double)(hz > 0 ? hz : 100);
+
+        for (size_t i = NSOURCES; i-- > 0;) {
+                r = sources[i].open(s, ret_err);
+                if (r < 0)
+                        goto fail;
+        }
+        mark_disabled(s);
+        *ret = s;
+        return 0;
+fail:
+        sampler_free(s);
+        return r;
+}
+
+int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
+{
+        bool was[_M_MAX];
+        int r;
+
+        memcpy(was, s->enabled, sizeof was);
+        memcpy(s->enabled, enabled, sizeof s->enabled);
+        for (size_t i = NSOURCES; i-- > 0;) {
+                r = sources[i].reconfigure(s, was, ret_err);
+                if (r < 0)
+                        return r;
+        }
+        mark_disabled(s);
+        return 0;
+}
+
+/* ---- the tick ---- */
+
 int sampler_sample(struct sampler *s, struct tick *t)
 {
         int64_t mono = now_monotonic_ns(), real = now_realtime_ns();
@@ -924,18 +1073,10 @@ int sampler_sample(struct sampler *s, struct tick *t)
         int r;
 
         t->nv = t->nmux = t->nev = 0;
-        fault_refresh();
+        s->ops->begin_tick(s->ctx);
         r = sample_hotplug(s, t);
-        if (r >= 0)
-                r = sample_perf(s, t);
-        if (r >= 0 && s->catalogue_changed)
-                r = respec(s);
-        if (r >= 0)
-                r = sample_procstat(s, t, emit_ok);
-        if (r >= 0)
-                r = sample_vmstat(s, t, emit_ok);
-        if (r >= 0)
-                r = sample_numastat(s, t, emit_ok);
+        for (size_t i = 0; i < NSOURCES && r >= 0; i++)
+                r = sources[i].sample(s, t, emit_ok);
         if (r >= 0)
                 r = sort_tick(s, t);
         if (r < 0)
