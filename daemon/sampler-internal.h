@@ -83,7 +83,7 @@ void sampler_clear_why(struct sampler *s, int m);
 /* Add one value to the tick, and to the totals unless it is NULL. */
 static inline int sampler_emit(struct sampler *s, struct tick *t, int metric, int loc, uint64_t value, bool null)
 {
-        if (sampler_grow((void **)&t->v, &t->capv, t->nv, sizeof *t->v) < 0)
+        if (t->nv >= t->capv && sampler_grow((void **)&t->v, &t->capv, t->nv, sizeof *t->v) < 0)
                 return -ENOMEM;
         t->v[t->nv++] = (struct sample_value){ .metric = (uint16_t)metric, .loc = loc,
                                                .value = (int64_t)value, .null = null };

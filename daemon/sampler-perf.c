@@ -160,16 +160,71 @@ static int open_cpu(struct sampler *s, int c)
         return open_cpu_groups(s, c, false);
 }
 
+/* Why metric m did not open (err: its -errno; why: perf_why() of it). */
+static void open_why(struct sampler *s, int m, int err, const char *why)
+{
+        const struct metric_def *d = &metric_table[m];
+
+        if (d->filter && err == -EINVAL)
+                sampler_set_why(s, m, "the kernel refused the exit-reason filter on %s (%s)", d->tracepoint,
+                                strerror(-err));
+        else if (d->source == SRC_PERF_HW && perf_classify(err) != PERF_ERR_PERMISSION)
+                sampler_set_why(s, m, "no hardware PMU for this event (perf_event_open: %s)", strerror(-err));
+        else
+                sampler_set_why(s, m, "%s", why);
+}
+
+/* Decide availability on CPU first, spec by spec: each group is opened
+ * there once and closed.  Counts the events that opened (*nopen) and
+ * those refused for permission (*nperm); first_why gets "metric: reason"
+ * of the first that failed. */
+static int probe_first_cpu(struct sampler *s, int first, size_t *nopen, size_t *nperm, char *first_why, size_t len,
+                           char **ret_err)
+{
+        const struct evspec *lists[_SAMPLER_GRP_MAX];
+        size_t counts[_SAMPLER_GRP_MAX];
+        int err[EVGROUP_MAX], r;
+        char why[256];
+
+        build_specs(s, false);
+        lists[SAMPLER_GRP_SW] = s->sw_spec;
+        counts[SAMPLER_GRP_SW] = s->nsw;
+        lists[SAMPLER_GRP_HW] = s->hw_spec;
+        counts[SAMPLER_GRP_HW] = s->nhw;
+        for (int l = 0; l < _SAMPLER_GRP_MAX; l++) {
+                struct evgroup g;
+                r = s->ops->group_open(s->ctx, &g, l, first, lists[l], counts[l], err);
+                if (r < 0) {
+                        perf_why(r, why, sizeof why);
+                        *ret_err = strdup(why);
+                        return r;
+                }
+                evgroup_close(&g);
+                for (size_t i = 0; i < counts[l]; i++) {
+                        int m = lists[l][i].metric;
+                        if (err[i] == 0) {
+                                (*nopen)++;
+                                continue;
+                        }
+                        perf_why(err[i], why, sizeof why);
+                        if (perf_classify(err[i]) == PERF_ERR_PERMISSION)
+                                (*nperm)++;
+                        open_why(s, m, err[i], why);
+                        if (!first_why[0])
+                                snprintf(first_why, len, "%s: %s", metric_table[m].name, why);
+                }
+        }
+        return 0;
+}
+
 static int open_perf(struct sampler *s, char **ret_err)
 {
-        int first = -1, err[EVGROUP_MAX], r;
+        int first = -1, r;
         size_t nperf = 0, nopen = 0, nperm = 0;
         char why[256], first_why[320] = "";
 
         for (int m = 0; m < _M_MAX; m++) {
-                if (!metric_is_perf(&metric_table[m]))
-                        continue;
-                if (!s->enabled[m])
+                if (!metric_is_perf(&metric_table[m]) || !s->enabled[m])
                         continue;
                 nperf++;
                 sampler_clear_why(s, m);
@@ -183,44 +238,9 @@ static int open_perf(struct sampler *s, char **ret_err)
                 *ret_err = strdup("no CPU is online (read /sys/devices/system/cpu/online)");
                 return -ENODEV;
         }
-
-        /* Decide availability on the first online CPU, spec by spec. */
-        build_specs(s, false);
-        {
-                struct evspec *lists[2] = { s->sw_spec, s->hw_spec };
-                size_t counts[2] = { s->nsw, s->nhw };
-                for (int l = 0; l < 2; l++) {
-                        struct evgroup g;
-                        r = s->ops->group_open(s->ctx, &g, l, first, lists[l], counts[l], err);
-                        if (r < 0) {
-                                perf_why(r, why, sizeof why);
-                                *ret_err = strdup(why);
-                                return r;
-                        }
-                        evgroup_close(&g);
-                        for (size_t i = 0; i < counts[l]; i++) {
-                                int m = lists[l][i].metric;
-                                if (err[i] == 0) {
-                                        nopen++;
-                                        continue;
-                                }
-                                perf_why(err[i], why, sizeof why);
-                                if (perf_classify(err[i]) == PERF_ERR_PERMISSION)
-                                        nperm++;
-                                if (metric_table[m].filter && err[i] == -EINVAL)
-                                        sampler_set_why(s, m, "the kernel refused the exit-reason filter on %s (%s)",
-                                                metric_table[m].tracepoint, strerror(-err[i]));
-                                else if (metric_table[m].source == SRC_PERF_HW &&
-                                         perf_classify(err[i]) != PERF_ERR_PERMISSION)
-                                        sampler_set_why(s, m, "no hardware PMU for this event (perf_event_open: %s)",
-                                                strerror(-err[i]));
-                                else
-                                        sampler_set_why(s, m, "%s", why);
-                                if (!first_why[0])
-                                        snprintf(first_why, sizeof first_why, "%s: %s", metric_table[m].name, why);
-                        }
-                }
-        }
+        r = probe_first_cpu(s, first, &nopen, &nperm, first_why, sizeof first_why, ret_err);
+        if (r < 0)
+                return r;
         /* Nothing opened because we may not: that is a set-up problem the
          * user must fix, not a machine without counters. */
         if (nperf > 0 && nopen == 0 && nperm > 0) {
