@@ -101,12 +101,12 @@ static inline int sampler_emit(struct sampler *s, struct tick *t, int metric, in
 struct sampler_source {
         const char *name;
         /* Open its files or counters and decide which of its enabled
-         * metrics are available (set_why() for the others).  Fails only
+         * metrics are available (sampler_set_why() for the others).  Fails only
          * on errors that must stop the daemon, with *ret_err. */
         int (*open)(struct sampler *s, char **ret_err);
         /* s->enabled changed (was_enabled: before): decide again. */
         int (*reconfigure)(struct sampler *s, const bool *was_enabled, char **ret_err);
-        /* One tick: emit() the deltas since the last call, when emit_ok. */
+        /* One tick: sampler_emit() the deltas since the last call, when emit_ok. */
         int (*sample)(struct sampler *s, struct tick *t, bool emit_ok);
         /* Close what open() opened; also after a failed or partial open. */
         void (*close)(struct sampler *s);

@@ -29,7 +29,6 @@ static int emit_event(struct tick *t, const char *kind, int cpu)
         return 0;
 }
 
-
 /* ---- perf groups ---- */
 
 static const char *const grp_name[_SAMPLER_GRP_MAX] = { "sw", "hw" };
