@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
+#include "runs.h"
+#include "sock.h"
+#include "verbs.h"
 #include "exchange.h"
 
 int verb_export(struct ctl *ctl, int argc, char **argv)

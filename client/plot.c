@@ -19,10 +19,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "analysis.h"
+#include "output.h"
 #include "proto.h"
-#include "report.h"
+#include "runs.h"
 #include "stats.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 #define MAX_POINTS 300          /* a time series is merged down to this many */
 #define HEAT_BINS  120
@@ -696,66 +699,56 @@ static int kind_heatmap(struct ctl *ctl, struct popts *o, struct plot *p)
         return 0;
 }
 
+/* A curve's series: the mean score (or the speedup over the smallest N)
+ * with min/max bars, and its USL fit as a function. */
+static void curve_series_plot(struct plot *p, const struct popts *o, const char *score, const struct curve_series *cs)
+{
+        double x0 = cs->npts ? cs->pts[0].mean : 0, n0 = cs->npts ? cs->pts[0].n : 1;
+        struct pseries *ps = add_series(p, o->series ? cs->value : score, STYLE_ERRORLINES);
+        char name[256], expr[512];
+
+        for (size_t k = 0; ps && k < cs->npts; k++) {
+                const struct curve_point *pt = &cs->pts[k];
+                if (o->y_score)
+                        add_point(ps, pt->n, pt->mean, pt->min, pt->max);
+                else
+                        add_point(ps, pt->n, pt->mean / x0 * n0, pt->min / x0 * n0, pt->max / x0 * n0);
+        }
+        if (cs->has_usl && x0 > 0) {
+                double l = cs->usl.lambda, sg = cs->usl.sigma, kp = cs->usl.kappa;
+                /* the fitted X(N), or as a speedup: X(N) / X(N0) * N0 */
+                if (o->y_score)
+                        snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))", l, sg, kp);
+                else
+                        snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))/%.10g*%.10g", l, sg, kp, x0,
+                                 n0);
+                snprintf(name, sizeof name, "USL fit%s%s (sigma %.3g, kappa %.3g)", o->series ? " " : "",
+                         o->series ? cs->value : "", sg, kp);
+                add_func(p, name, expr, true, false);
+        }
+}
+
 static int kind_curve(struct ctl *ctl, struct popts *o, struct plot *p)
 {
-        struct rrun *runs = NULL;
-        bool shown[_M_MAX];
+        struct analysis_run *runs = NULL;
+        struct curve_result *cr = NULL;
         const char *score;
-        json_t *series, *s;
-        size_t n = 0, j;
+        size_t n = 0;
         int r;
 
         if (!o->by)
                 return ctl_fail(EXIT_USAGE, "plot curve needs --by TAG, the tag that holds N");
-        if ((r = report_load(ctl, &o->sel, REPORT_TOTALS_SYSTEM, &runs, &n)))
+        if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        score = curve_pick_score(runs, n, o->by, o->score, &r);
-        if (!score) {
-                report_unload(runs, n);
+        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0 &&
+            analysis_curve(runs, n, o->by, o->series, score, &cr) < 0)
+                r = ctl_fail(EXIT_FAILED, "out of memory");
+        if (r) {
+                analysis_unload(runs, n);
                 return r;
         }
-        for (int m = 0; m < _M_MAX; m++)
-                shown[m] = false;
-        series = curve_series(runs, n, o->by, o->series, score, shown, false);
-        json_array_foreach(series, j, s) {
-                const char *v = json_string_value(json_object_get(s, "value"));
-                json_t *pts = json_object_get(s, "points"), *pt, *u = json_object_get(s, "usl");
-                double x0 = 0, n0 = 1;
-                char name[256], expr[512];
-                struct pseries *ps;
-                size_t k;
-
-                snprintf(name, sizeof name, "%s", o->series ? v : score);
-                ps = add_series(p, name, STYLE_ERRORLINES);
-                json_array_foreach(pts, k, pt) {
-                        double mean = json_number_value(json_object_get(pt, "mean"));
-                        double nn = json_number_value(json_object_get(pt, "n"));
-                        if (k == 0) {
-                                x0 = mean;
-                                n0 = nn;
-                        }
-                        if (o->y_score)
-                                add_point(ps, nn, mean, json_number_value(json_object_get(pt, "min")),
-                                          json_number_value(json_object_get(pt, "max")));
-                        else
-                                add_point(ps, nn, mean / x0 * n0, json_number_value(json_object_get(pt, "min")) / x0 * n0,
-                                          json_number_value(json_object_get(pt, "max")) / x0 * n0);
-                }
-                if (json_is_number(json_object_get(u, "sigma")) && x0 > 0) {
-                        double l = json_number_value(json_object_get(u, "lambda")),
-                               sg = json_number_value(json_object_get(u, "sigma")),
-                               kp = json_number_value(json_object_get(u, "kappa"));
-                        /* the fitted X(N), or as a speedup: X(N) / X(N0) * N0 */
-                        if (o->y_score)
-                                snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))", l, sg, kp);
-                        else
-                                snprintf(expr, sizeof expr, "%.10g*x/(1+%.10g*(x-1)+%.10g*x*(x-1))/%.10g*%.10g", l, sg,
-                                         kp, x0, n0);
-                        snprintf(name, sizeof name, "USL fit%s%s (sigma %.3g, kappa %.3g)", o->series ? " " : "",
-                                 o->series ? v : "", sg, kp);
-                        add_func(p, name, expr, true, false);
-                }
-        }
+        for (size_t j = 0; j < cr->nseries; j++)
+                curve_series_plot(p, o, score, &cr->series[j]);
         if (!o->y_score)
                 add_func(p, "linear (ideal)", "x", true, true);
         p->key = "inside top left box";
@@ -767,88 +760,93 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct plot *p)
                 set_text(p->ylabel, sizeof p->ylabel, "%s (mean, bars: min to max)", score);
         else
                 set_text(p->ylabel, sizeof p->ylabel, "speedup over the smallest N (%s, x N)", score);
-        json_decref(series);
-        report_unload(runs, n);
+        curve_result_free(cr);
+        analysis_unload(runs, n);
         return 0;
+}
+
+/* A group's place: the line is the first tag's value (with several tags),
+ * the category along x the others'. */
+static void group_place(const struct group_result *gr, const struct group *g, const char *score, char *line,
+                        size_t linelen, char *cat, size_t catlen)
+{
+        size_t lo = 0, co = 0;
+
+        line[0] = cat[0] = 0;
+        for (size_t t = 0; t < gr->go->nby; t++) {
+                const char *val = g->val[t][0] ? g->val[t] : "(none)";
+                if (t == 0 && gr->go->nby > 1)
+                        strbuf_appendf(line, linelen, &lo, "%s=%s", gr->go->by[t], val);
+                else
+                        strbuf_appendf(cat, catlen, &co, "%s%s=%s", co ? " " : "", gr->go->by[t], val);
+        }
+        if (!line[0])
+                snprintf(line, linelen, "%s", score);
 }
 
 static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
 {
-        struct rrun *runs = NULL;
-        json_t *groups = NULL, *all = NULL, *g, *cats;
-        const char *score;
-        size_t n = 0, i;
+        struct analysis_run *runs = NULL;
+        struct group_result *gr = NULL;
         struct pseries *hv;
+        const char *score;
+        size_t n = 0;
         int r;
 
         if (!o->go.nby)
                 return ctl_fail(EXIT_USAGE, "plot groups needs --group-by TAG[,TAG...]");
-        if ((r = report_load(ctl, &o->sel, REPORT_TOTALS_NODE, &runs, &n)))
+        if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_NODE, &runs, &n)))
                 return r;
-        cats = json_array();    /* after the usage checks: they return early */
-        score = curve_pick_score(runs, n, NULL, o->score, &r);
-        if (!score || report_groups(runs, n, &o->go, &groups, &all) < 0) {
-                report_unload(runs, n);
-                json_decref(cats);
-                return score ? ctl_fail(EXIT_FAILED, "out of memory") : r;
+        if ((r = run_select_score(runs, n, NULL, o->score, &score)) == 0 && analysis_groups(runs, n, &o->go, &gr) < 0)
+                r = ctl_fail(EXIT_FAILED, "out of memory");
+        if (r) {
+                analysis_unload(runs, n);
+                return r;
         }
         /* with several tags: one line per value of the first, the others
          * along x (config by ways, as the AIM7 table); with one, one line */
-        json_array_foreach(groups, i, g) {
-                json_t *tags = json_object_get(g, "tags"), *sc = json_object_get(json_object_get(g, "scores"), score);
-                char line[256] = "", cat[256] = "";
-                size_t lo = 0, co = 0, k;
-                const char *key;
-                json_t *v, *c;
+        p->xtics = json_array();
+        for (size_t i = 0; i < gr->ngroups; i++) {
+                const struct group *g = &gr->groups[i];
+                const struct group_score *sc = group_find_score(g, score);
+                char line[256], cat[256];
                 struct pseries *ps = NULL;
                 double x = -1;
-                int t = 0;
+                size_t k;
+                json_t *c;
 
                 if (!sc)
                         continue;
-                json_object_foreach(tags, key, v) {
-                        const char *val = json_is_string(v) ? json_string_value(v) : "(none)";
-                        if (t++ == 0 && o->go.nby > 1)
-                                strbuf_appendf(line, sizeof line, &lo, "%s=%s", key, val);
-                        else
-                                strbuf_appendf(cat, sizeof cat, &co, "%s%s=%s", co ? " " : "",
-                                                       key, val);
-                }
-                if (!line[0])
-                        snprintf(line, sizeof line, "%s", score);
-                json_array_foreach(cats, k, c)
+                group_place(gr, g, score, line, sizeof line, cat, sizeof cat);
+                json_array_foreach(p->xtics, k, c)
                         if (streq(json_string_value(json_object_get(c, "label")), cat))
                                 x = (double)k;
                 if (x < 0) {
-                        x = (double)json_array_size(cats);
-                        json_array_append_new(cats, json_pack("{s:s,s:f}", "label", cat, "x", x));
+                        x = (double)json_array_size(p->xtics);
+                        json_array_append_new(p->xtics, json_pack("{s:s,s:f}", "label", cat, "x", x));
                 }
                 for (k = 0; k < p->ns; k++)
                         if (streq(p->s[k].name, line))
                                 ps = &p->s[k];
                 if (!ps)
                         ps = add_series(p, line, STYLE_ERRORLINES);
-                add_point(ps, x, json_number_value(json_object_get(sc, "mean")), json_number_value(json_object_get(sc, "min")),
-                          json_number_value(json_object_get(sc, "max")));
+                if (ps)
+                        add_point(ps, x, sc->s.mean, sc->s.min, sc->s.max);
         }
         hv = add_series(p, "HIGH VARIANCE", STYLE_MARKED);
-        json_array_foreach(groups, i, g) {
-                json_t *sc = json_object_get(json_object_get(g, "scores"), score), *tags = json_object_get(g, "tags"), *c, *v;
-                char cat[256] = "";
-                size_t co = 0, k;
-                const char *key;
-                int t = 0;
-                if (!sc || !json_is_true(json_object_get(g, "high_variance")))
+        for (size_t i = 0; hv && i < gr->ngroups; i++) {
+                const struct group *g = &gr->groups[i];
+                const struct group_score *sc = group_find_score(g, score);
+                char line[256], cat[256];
+                size_t k;
+                json_t *c;
+                if (!sc || !g->high_variance)
                         continue;
-                json_object_foreach(tags, key, v)
-                        if (!(t++ == 0 && o->go.nby > 1))
-                                strbuf_appendf(cat, sizeof cat, &co, "%s%s=%s", co ? " " : "",
-                                                       key, json_is_string(v) ? json_string_value(v) : "(none)");
-                json_array_foreach(cats, k, c)
+                group_place(gr, g, score, line, sizeof line, cat, sizeof cat);
+                json_array_foreach(p->xtics, k, c)
                         if (streq(json_string_value(json_object_get(c, "label")), cat))
-                                add_point(hv, (double)k, json_number_value(json_object_get(sc, "mean")), 0, 0);
+                                add_point(hv, (double)k, sc->s.mean, 0, 0);
         }
-        p->xtics = cats;
         p->key = "inside top right box";
         p->yzero = true;
         set_text(p->title, sizeof p->title, "%s by group (mean, bars: min to max; circled: CV above %.0f%% or min/max below %.2f)",
@@ -861,16 +859,15 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct plot *p)
                 set_text(p->xlabel, sizeof p->xlabel, "%s", by);
         }
         set_text(p->ylabel, sizeof p->ylabel, "%s", score);
-        json_decref(groups);
-        json_decref(all);
-        report_unload(runs, n);
+        group_result_free(gr);
+        analysis_unload(runs, n);
         return 0;
 }
 
 static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
 {
         const struct metric_def *def;
-        struct rrun *runs = NULL;
+        struct analysis_run *runs = NULL;
         double *xs, *ys, rho, pv;
         size_t n = 0, k = 0;
         const char *score;
@@ -879,17 +876,16 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
         def = need_metric(o->metric, &r);
         if (!def)
                 return r;
-        if ((r = report_load(ctl, &o->sel, REPORT_TOTALS_SYSTEM, &runs, &n)))
+        if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        score = curve_pick_score(runs, n, NULL, o->score, &r);
-        if (!score) {
-                report_unload(runs, n);
+        if ((r = run_select_score(runs, n, NULL, o->score, &score))) {
+                analysis_unload(runs, n);
                 return r;
         }
         xs = calloc(n + 1, sizeof *xs);
         ys = calloc(n + 1, sizeof *ys);
         for (size_t i = 0; xs && ys && i < n; i++) {
-                const struct store_score *s = report_find_score(&runs[i].d, score);
+                const struct store_score *s = analysis_find_score(&runs[i].d, score);
                 int m = (int)(def - metric_table);
                 char label[256] = "runs";
                 struct pseries *ps = NULL;
@@ -920,7 +916,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
         if (k == 0) {
                 free(xs);
                 free(ys);
-                report_unload(runs, n);
+                analysis_unload(runs, n);
                 return ctl_fail(EXIT_FAILED, "no run in range has both score %s and %s", score, o->metric);
         }
         if (stats_spearman(xs, ys, k, &rho, &pv) == 0) {
@@ -939,7 +935,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
         p->key = "outside right top box";
         free(xs);
         free(ys);
-        report_unload(runs, n);
+        analysis_unload(runs, n);
         return 0;
 }
 
@@ -972,7 +968,7 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct popts o = { .go = { .cv_limit = 0.05, .minmax_limit = 0.75, .alpha = 0.05 } };
+        struct popts o = { .go = GROUP_OPTS_DEFAULT };
         struct plot p = { 0 };
         const char *kind;
         int c, r = 0;
@@ -995,7 +991,7 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                         o.score = optarg;
                         break;
                 case 'g':
-                        r = group_opts_parse_by(&o.go, optarg);
+                        r = parse_group_by(&o.go, optarg);
                         break;
                 case 's':
                 case 'u':

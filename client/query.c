@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
+#include "runs.h"
+#include "sock.h"
+#include "verbs.h"
 #include "timeutil.h"
 
 #define DEFAULT_SINCE "-5m"

@@ -17,7 +17,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
+#include "runs.h"
+#include "sock.h"
+#include "verbs.h"
 #include "proto.h"
 #include "timeutil.h"
 

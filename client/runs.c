@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "analysis.h"
+#include "output.h"
 #include "proto.h"
+#include "runs.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 int parse_key_value(const char *opt, const char *arg, bool value_is_number, char **ret_key, char **ret_value)
 {
@@ -126,17 +129,69 @@ int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_in
         return 0;
 }
 
-/* From the run's ticks, on CLOCK_MONOTONIC, so that setting the clock
- * during a run does not change it; from the wall-clock times only where the
- * ticks are not all there (imported, purged), and never negative. */
-double run_duration_s(const struct run_info *ri)
+int run_select_load(struct ctl *ctl, const struct run_select *sel, enum analysis_totals keep,
+                    struct analysis_run **ret, size_t *ret_n)
 {
-        int64_t d;
+        struct run_info *infos = NULL;
+        size_t n = 0, failed;
+        int r = run_select_list(ctl, sel, &infos, &n);
 
-        if (ri->dur_ns >= 0 && (ri->end || ri->dur_ns > 0))
-                return (double)ri->dur_ns / 1e9;
-        d = (ri->end ? ri->end : now_realtime_ns()) - ri->start;
-        return (double)MAX(d, 0) / 1e9;
+        if (r)
+                return r;
+        r = analysis_load(ctl->store, infos, n, keep, ret, &failed);
+        if (r < 0) {
+                r = failed == n ? ctl_fail(EXIT_FAILED, "out of memory")
+                                : ctl_fail(EXIT_FAILED, "cannot read run %s: %s", infos[failed].name,
+                                           store_errmsg(ctl->store));
+                run_infos_free(infos, n);
+                return r;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+int run_select_score(const struct analysis_run *runs, size_t n, const char *by, const char *score, const char **ret)
+{
+        char why[512];
+        int r = analysis_pick_score(runs, n, by, score, ret, why, sizeof why);
+
+        if (r == -EINVAL)
+                return ctl_fail(EXIT_USAGE, "%s", why);
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, "%s", why);
+        return 0;
+}
+
+int parse_group_by(struct group_opts *go, const char *arg)
+{
+        char buf[1024], *save = NULL, *tok;
+        const char *why;
+
+        snprintf(buf, sizeof buf, "%s", arg);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (!proto_valid_key(tok, &why))
+                        return ctl_fail(EXIT_USAGE, "--group-by '%s': %s", tok, why);
+                if (go->nby == ELEMENTSOF(go->by))
+                        return ctl_fail(EXIT_USAGE, "--group-by: at most %zu tags", ELEMENTSOF(go->by));
+                go->by[go->nby++] = strdup(tok);
+        }
+        return go->nby ? 0 : ctl_fail(EXIT_USAGE, "--group-by needs TAG[,TAG...]");
+}
+
+int parse_baseline(struct group_opts *go, const char *arg)
+{
+        char buf[1024], *save = NULL, *tok;
+
+        snprintf(buf, sizeof buf, "%s", arg);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (go->nbaseline == ELEMENTSOF(go->baseline))
+                        return ctl_fail(EXIT_USAGE, "--baseline: at most %zu K=V", ELEMENTSOF(go->baseline));
+                if (parse_key_value("--baseline", tok, false, &go->baseline[go->nbaseline].key,
+                                    &go->baseline[go->nbaseline].value))
+                        return EXIT_USAGE;
+                go->nbaseline++;
+        }
+        return go->nbaseline ? 0 : ctl_fail(EXIT_USAGE, "--baseline needs K=V[,K=V...]");
 }
 
 json_t *run_json(const struct run_info *ri, const struct run_detail *d)
@@ -149,7 +204,7 @@ json_t *run_json(const struct run_info *ri, const struct run_detail *d)
                 json_object_set_new(scores, d->scores[i].key, json_number(d->scores[i].value));
         o = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "name", ri->name, "status", ri->status, "start",
                       json_time(ri->start), "end", ri->end ? json_time(ri->end) : json_null(), "duration_s",
-                      ri->end ? json_real(run_duration_s(ri)) : json_null(), "exit_status",
+                      ri->end ? json_real(analysis_duration_s(ri)) : json_null(), "exit_status",
                       ri->has_exit_status ? json_integer(ri->exit_status) : json_null(), "tags", tags, "scores", scores);
         if (o && ri->has_times) {
                 json_object_set_new(o, "wall_s", json_real(ri->wall_s));
@@ -255,9 +310,9 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
                         char start[32], dur[32] = "-", ex[16] = "-", tags[1024], scores[1024];
                         time_format_local(runs[i].start, start, sizeof start);
                         if (runs[i].end)
-                                format_duration_s(run_duration_s(&runs[i]), dur, sizeof dur);
+                                format_duration_s(analysis_duration_s(&runs[i]), dur, sizeof dur);
                         else
-                                snprintf(dur, sizeof dur, "(%.0fs)", run_duration_s(&runs[i]));
+                                snprintf(dur, sizeof dur, "(%.0fs)", analysis_duration_s(&runs[i]));
                         if (runs[i].has_exit_status)
                                 snprintf(ex, sizeof ex, "%d", runs[i].exit_status);
                         format_kvs(tags, sizeof tags, ds[i].tags, ds[i].ntags);

@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "sock.h"
 #include "proto.h"
 #include "timeutil.h"
 

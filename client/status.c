@@ -8,7 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
+#include "runs.h"
+#include "sock.h"
+#include "verbs.h"
 #include "timeutil.h"
 
 /* No options: anything after the verb is a usage error. */
