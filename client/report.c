@@ -178,12 +178,10 @@ static void fmt_or_dash(bool ok, double v, char *buf, size_t len)
                 snprintf(buf, len, "-");
 }
 
-static void print_run_table(const struct analysis_run *r, const struct analysis_run *first, const bool *shown, enum per per)
+/* The run's line, its times, scores, CPU time and marks. */
+static void print_run_header(const struct analysis_run *r, const struct analysis_run *first)
 {
-        static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
-                                            "VS_FIRST", NULL };
         char start[32], dur[32], line[2048], tags[1024];
-        struct libscols_table *tb;
         size_t len = 0;
 
         time_format_local(r->info.start, start, sizeof start);
@@ -225,7 +223,78 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
         }
         for (size_t i = 0; i < r->d.nmarks; i++)
                 printf("  mark +%.3fs: %s\n", (double)(r->d.marks[i].t - r->info.start) / 1e9, r->d.marks[i].text);
+}
 
+/* One row per CPU or node, one column per shown metric (rates). */
+static void print_per_loc_table(const struct analysis_run *r, const bool *shown, enum per per)
+{
+        struct libscols_table *tb;
+        const char *colv[_M_MAX + 2], *prev = NULL;
+        const struct store_total **cell;        /* [loc * ncol + column] */
+        int ncol = 0, mcols[_M_MAX], col_of[_M_MAX] = { 0 }, tm = -1;
+        enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
+        int maxloc = -1;
+
+        colv[ncol++] = per == PER_CPU ? "CPU" : "NODE";
+        for (int m = 0; m < _M_MAX; m++)
+                if (shown[m] && r->m[m].have &&
+                    (metric_table[m].scope == SCOPE_CPU ||
+                     (per == PER_NODE && metric_table[m].scope == SCOPE_NODE))) {
+                        mcols[ncol - 1] = m;
+                        colv[ncol++] = metric_table[m].name;
+                }
+        colv[ncol] = NULL;
+        for (size_t i = 0; i < r->d.ntotals; i++)
+                if (r->d.totals[i].level == level && r->d.totals[i].loc > maxloc)
+                        maxloc = r->d.totals[i].loc;
+        printf("  per %s, per second:\n", per == PER_CPU ? "CPU" : "node");
+        /* each cell's total, in one pass over them (not one per CPU
+         * and column: 256 x 19 x 5,000 steps for a 256-CPU run);
+         * the last one wins, as it did */
+        cell = calloc((size_t)(maxloc + 1) * (size_t)ncol + 1, sizeof *cell);
+        for (int c = 1; c < ncol; c++)
+                col_of[mcols[c - 1]] = c;
+        for (size_t i = 0; cell && i < r->d.ntotals; i++) {
+                const struct store_total *t = &r->d.totals[i];
+                if (t->level != level || t->loc < 0)
+                        continue;
+                if (!prev || !streq(prev, t->metric)) {
+                        prev = t->metric;
+                        tm = metric_id_by_name(t->metric);
+                }
+                if (tm >= 0 && col_of[tm] > 0)
+                        cell[(size_t)t->loc * (size_t)ncol + (size_t)col_of[tm]] = t;
+        }
+        tb = scols_new_table();
+        for (int c = 0; c < ncol; c++)
+                scols_table_new_column(tb, colv[c], 0, c ? SCOLS_FL_RIGHT : 0);
+        for (int loc = 0; cell && loc <= maxloc; loc++) {
+                struct libscols_line *ln = NULL;
+                for (int c = 1; c < ncol; c++) {
+                        const struct store_total *t = cell[(size_t)loc * (size_t)ncol + (size_t)c];
+                        char v[32], l[16];
+                        if (!t)
+                                continue;
+                        if (!ln) {
+                                ln = scols_table_new_line(tb, NULL);
+                                snprintf(l, sizeof l, "%d", loc);
+                                scols_line_set_data(ln, 0, l);
+                        }
+                        format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
+                        scols_line_set_data(ln, (size_t)c, v);
+                }
+        }
+        free(cell);
+        table_print(tb);
+}
+
+static void print_run_table(const struct analysis_run *r, const struct analysis_run *first, const bool *shown, enum per per)
+{
+        static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
+                                            "VS_FIRST", NULL };
+        struct libscols_table *tb;
+
+        print_run_header(r, first);
         if (streq(r->info.status, "running")) {
                 printf("  (still running: totals are written when it stops)\n\n");
                 return;
@@ -262,65 +331,8 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
         }
         table_print(tb);
 
-        if (per != PER_SYSTEM) {
-                /* one row per CPU or node, one column per shown metric (rates) */
-                const char *colv[_M_MAX + 2], *prev = NULL;
-                const struct store_total **cell;        /* [loc * ncol + column] */
-                int ncol = 0, mcols[_M_MAX], col_of[_M_MAX] = { 0 }, tm = -1;
-                enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
-                int maxloc = -1;
-                colv[ncol++] = per == PER_CPU ? "CPU" : "NODE";
-                for (int m = 0; m < _M_MAX; m++)
-                        if (shown[m] && r->m[m].have &&
-                            (metric_table[m].scope == SCOPE_CPU ||
-                             (per == PER_NODE && metric_table[m].scope == SCOPE_NODE))) {
-                                mcols[ncol - 1] = m;
-                                colv[ncol++] = metric_table[m].name;
-                        }
-                colv[ncol] = NULL;
-                for (size_t i = 0; i < r->d.ntotals; i++)
-                        if (r->d.totals[i].level == level && r->d.totals[i].loc > maxloc)
-                                maxloc = r->d.totals[i].loc;
-                printf("  per %s, per second:\n", per == PER_CPU ? "CPU" : "node");
-                /* each cell's total, in one pass over them (not one per CPU
-                 * and column: 256 x 19 x 5,000 steps for a 256-CPU run);
-                 * the last one wins, as it did */
-                cell = calloc((size_t)(maxloc + 1) * (size_t)ncol + 1, sizeof *cell);
-                for (int c = 1; c < ncol; c++)
-                        col_of[mcols[c - 1]] = c;
-                for (size_t i = 0; cell && i < r->d.ntotals; i++) {
-                        const struct store_total *t = &r->d.totals[i];
-                        if (t->level != level || t->loc < 0)
-                                continue;
-                        if (!prev || !streq(prev, t->metric)) {
-                                prev = t->metric;
-                                tm = metric_id_by_name(t->metric);
-                        }
-                        if (tm >= 0 && col_of[tm] > 0)
-                                cell[(size_t)t->loc * (size_t)ncol + (size_t)col_of[tm]] = t;
-                }
-                tb = scols_new_table();
-                for (int c = 0; c < ncol; c++)
-                        scols_table_new_column(tb, colv[c], 0, c ? SCOLS_FL_RIGHT : 0);
-                for (int loc = 0; cell && loc <= maxloc; loc++) {
-                        struct libscols_line *ln = NULL;
-                        for (int c = 1; c < ncol; c++) {
-                                const struct store_total *t = cell[(size_t)loc * (size_t)ncol + (size_t)c];
-                                char v[32], l[16];
-                                if (!t)
-                                        continue;
-                                if (!ln) {
-                                        ln = scols_table_new_line(tb, NULL);
-                                        snprintf(l, sizeof l, "%d", loc);
-                                        scols_line_set_data(ln, 0, l);
-                                }
-                                format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
-                                scols_line_set_data(ln, (size_t)c, v);
-                        }
-                }
-                free(cell);
-                table_print(tb);
-        }
+        if (per != PER_SYSTEM)
+                print_per_loc_table(r, shown, per);
         printf("\n");
 }
 
