@@ -12,7 +12,7 @@
 #include "analysis.h"
 #include "output.h"
 #include "proto.h"
-#include "runs.h"
+#include "selection.h"
 #include "verbs.h"
 
 static json_t *point_json(const struct curve_point *pt, const bool *shown)

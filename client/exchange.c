@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "exchange.h"
 #include "output.h"
-#include "runs.h"
+#include "selection.h"
 #include "sock.h"
 #include "verbs.h"
-#include "exchange.h"
 
 int verb_export(struct ctl *ctl, int argc, char **argv)
 {

@@ -18,7 +18,7 @@
 #include "chart.h"
 #include "output.h"
 #include "proto.h"
-#include "runs.h"
+#include "selection.h"
 #include "stats.h"
 #include "timeutil.h"
 #include "verbs.h"

@@ -7,10 +7,10 @@
 
 #include "cli.h"
 #include "output.h"
-#include "runs.h"
+#include "selection.h"
 #include "sock.h"
-#include "verbs.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 #define DEFAULT_SINCE "-5m"
 

@@ -18,7 +18,7 @@
 #include "groups.h"
 #include "output.h"
 #include "proto.h"
-#include "runs.h"
+#include "selection.h"
 #include "timeutil.h"
 #include "verbs.h"
 

@@ -19,11 +19,11 @@
 
 #include "cli.h"
 #include "output.h"
-#include "runs.h"
-#include "sock.h"
-#include "verbs.h"
 #include "proto.h"
+#include "selection.h"
+#include "sock.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 struct score_regex {
         char *key;

@@ -12,8 +12,8 @@
 #include <sys/un.h>
 
 #include "cli.h"
-#include "sock.h"
 #include "proto.h"
+#include "sock.h"
 #include "timeutil.h"
 
 #define REPLY_TIMEOUT_MS 30000

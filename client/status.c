@@ -10,10 +10,10 @@
 
 #include "cli.h"
 #include "output.h"
-#include "runs.h"
+#include "selection.h"
 #include "sock.h"
-#include "verbs.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 /* No options: anything after the verb is a usage error. */
 static int no_args(int argc, char **argv)

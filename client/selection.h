@@ -1,6 +1,7 @@
-/* runs.h - the runs a verb covers, and how a run is shown (runs.c). */
-#ifndef SCALEMON_CLIENT_RUNS_H
-#define SCALEMON_CLIENT_RUNS_H
+/* selection.h - the runs a verb covers, the options that choose and
+ * group them, and how a run is shown (selection.c). */
+#ifndef SCALEMON_CLIENT_SELECTION_H
+#define SCALEMON_CLIENT_SELECTION_H
 
 #include <jansson.h>
 #include <stdbool.h>
