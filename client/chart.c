@@ -191,10 +191,10 @@ static void terminal_size(int *cols, int *rows)
                 *rows = 150;
 }
 
-static void write_script(FILE *f, const struct chart *p, const char *output, bool png)
+/* Terminal, output, title, labels, legend and axes. */
+static void write_frame(FILE *f, const struct chart *p, const char *output, bool png)
 {
         bool dumb = !output;
-        bool first = true;
         int cols, rows;
 
         if (dumb) {
@@ -262,35 +262,42 @@ static void write_script(FILE *f, const struct chart *p, const char *output, boo
                 fprintf(f, " at %.6g, graph 0.97 left rotate by -90 offset 0.5,0 front tc rgb '#333333' noenhanced\n",
                         p->marks[i].x);
         }
+}
 
-        if (p->heat) {
-                fprintf(f, "$heat << EOD\n");
-                for (size_t y = 0; y < p->hy; y++)
-                        for (size_t x = 0; x < p->hx; x++)
-                                fprintf(f, "%.6g %zu %.6g\n", p->hx0 + (double)x * p->hdx, y, p->hz[y * p->hx + x]);
-                fprintf(f, "EOD\n");
-                fprintf(f, "set yrange [-0.5:%g]\nset ytics 1\nset cblabel ", (double)p->hy - 0.5);
+/* The heat map: colours in files, one character per cell in the terminal. */
+static void write_heat(FILE *f, const struct chart *p, bool dumb)
+{
+        fprintf(f, "$heat << EOD\n");
+        for (size_t y = 0; y < p->hy; y++)
+                for (size_t x = 0; x < p->hx; x++)
+                        fprintf(f, "%.6g %zu %.6g\n", p->hx0 + (double)x * p->hdx, y, p->hz[y * p->hx + x]);
+        fprintf(f, "EOD\n");
+        fprintf(f, "set yrange [-0.5:%g]\nset ytics 1\nset cblabel ", (double)p->hy - 0.5);
+        gp_str(f, p->zlabel);
+        fprintf(f, " noenhanced\n");
+        if (dumb) {
+                /* no colours here: one character per cell, by intensity */
+                double max = 0;
+                for (size_t i = 0; i < p->hx * p->hy; i++)
+                        max = fmax(max, p->hz[i]);
+                fprintf(f, "set xrange [%g:%g]\nunset colorbox\n", p->hx0 - p->hdx / 2,
+                        p->hx0 + (double)p->hx * p->hdx - p->hdx / 2);
+                fprintf(f, "shade(z) = z <= 0 ? ' ' : substr('.:-=+*#%%@', int(z / %.17g * 8.999) + 1, int(z / %.17g * 8.999) + 1)\n",
+                        max > 0 ? max : 1, max > 0 ? max : 1);
+                fprintf(f, "plot $heat using 1:2:(shade($3)) with labels notitle\n");
+        } else {
+                fprintf(f, "set palette defined (0 '#ffffff', 1 '#fde725', 2 '#f89540', 3 '#cc4778', 4 '#0d0887')\n");
+                fprintf(f, "set xrange [%g:%g]\n", p->hx0 - p->hdx / 2, p->hx0 + (double)p->hx * p->hdx - p->hdx / 2);
+                fprintf(f, "plot $heat using 1:2:3 with image title ");
                 gp_str(f, p->zlabel);
                 fprintf(f, " noenhanced\n");
-                if (dumb) {
-                        /* no colours here: one character per cell, by intensity */
-                        double max = 0;
-                        for (size_t i = 0; i < p->hx * p->hy; i++)
-                                max = fmax(max, p->hz[i]);
-                        fprintf(f, "set xrange [%g:%g]\nunset colorbox\n", p->hx0 - p->hdx / 2,
-                                p->hx0 + (double)p->hx * p->hdx - p->hdx / 2);
-                        fprintf(f, "shade(z) = z <= 0 ? ' ' : substr('.:-=+*#%%@', int(z / %.17g * 8.999) + 1, int(z / %.17g * 8.999) + 1)\n",
-                                max > 0 ? max : 1, max > 0 ? max : 1);
-                        fprintf(f, "plot $heat using 1:2:(shade($3)) with labels notitle\n");
-                } else {
-                        fprintf(f, "set palette defined (0 '#ffffff', 1 '#fde725', 2 '#f89540', 3 '#cc4778', 4 '#0d0887')\n");
-                        fprintf(f, "set xrange [%g:%g]\n", p->hx0 - p->hdx / 2, p->hx0 + (double)p->hx * p->hdx - p->hdx / 2);
-                        fprintf(f, "plot $heat using 1:2:3 with image title ");
-                        gp_str(f, p->zlabel);
-                        fprintf(f, " noenhanced\n");
-                }
-                return;
         }
+}
+
+/* The series as inline data, the functions, and one plot command. */
+static void write_series(FILE *f, const struct chart *p)
+{
+        bool first = true;
 
         for (size_t i = 0; i < p->ns; i++) {
                 fprintf(f, "$s%zu << EOD\n", i);
@@ -336,6 +343,15 @@ static void write_script(FILE *f, const struct chart *p, const char *output, boo
         if (first)
                 fprintf(f, "NaN notitle");
         fputc('\n', f);
+}
+
+static void write_script(FILE *f, const struct chart *p, const char *output, bool png)
+{
+        write_frame(f, p, output, png);
+        if (p->heat)
+                write_heat(f, p, !output);
+        else
+                write_series(f, p);
 }
 
 /* gnuplot on PATH, or NULL. */

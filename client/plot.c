@@ -38,6 +38,7 @@ static void set_text(char *buf, size_t len, const char *fmt, ...)
 /* ---- the kinds ---- */
 
 struct popts {
+        const char *kind;       /* timeseries, heatmap, curve, groups, scatter */
         const char *metric, *run, *score, *by, *series, *output;
         const char *per;
         struct run_select sel;
@@ -495,7 +496,9 @@ static void usage(void)
                "Without -o the chart is drawn in the terminal; --format json writes the data instead.\n");
 }
 
-int verb_plot(struct ctl *ctl, int argc, char **argv)
+/* Options, KIND and METRIC into o: 0, an exit code after printing why,
+ * or -1 after --help. */
+static int plot_parse(struct popts *o, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "run", required_argument, NULL, 'R' },
@@ -512,111 +515,109 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct popts o = { .go = GROUP_OPTS_DEFAULT };
-        struct chart p = { 0 };
-        const char *kind;
         int c, r = 0;
 
         while (r == 0 && (c = ctl_getopt(argc, argv, "o:", options)) >= 0) {
                 switch (c) {
                 case 'R':
-                        o.run = optarg;
+                        o->run = optarg;
                         break;
                 case 'p':
-                        o.per = optarg;
+                        o->per = optarg;
                         break;
                 case 'b':
-                        o.by = optarg;
+                        o->by = optarg;
                         break;
                 case 'S':
-                        o.series = optarg;
+                        o->series = optarg;
                         break;
                 case 'k':
-                        o.score = optarg;
+                        o->score = optarg;
                         break;
                 case 'g':
-                        r = parse_group_by(&o.go, optarg);
+                        r = parse_group_by(&o->go, optarg);
                         break;
                 case 's':
                 case 'u':
                 case 't':
-                        r = run_select_set(&o.sel, c, optarg);
+                        r = run_select_set(&o->sel, c, optarg);
                         break;
                 case 'y':
                         if (streq(optarg, "score"))
-                                o.y_score = true;
+                                o->y_score = true;
                         else if (!streq(optarg, "speedup"))
                                 r = ctl_fail(EXIT_USAGE, "--y '%s': use speedup or score", optarg);
                         break;
                 case 'o':
-                        o.output = optarg;
+                        o->output = optarg;
                         break;
                 case 'h':
                         usage();
-                        goto out;
+                        return -1;
                 default:
                         r = EXIT_USAGE;
                 }
         }
         if (r)
-                goto out;
-        if (optind >= argc) {
-                r = ctl_fail(EXIT_USAGE, "plot needs a KIND: timeseries, heatmap, curve, groups or scatter");
-                goto out;
-        }
-        kind = argv[optind++];
+                return r;
+        if (optind >= argc)
+                return ctl_fail(EXIT_USAGE, "plot needs a KIND: timeseries, heatmap, curve, groups or scatter");
+        o->kind = argv[optind++];
         if (optind < argc)
-                o.metric = argv[optind++];
-        if (optind < argc) {
-                r = ctl_fail(EXIT_USAGE, "plot %s: unexpected argument '%s'", kind, argv[optind]);
-                goto out;
+                o->metric = argv[optind++];
+        if (optind < argc)
+                return ctl_fail(EXIT_USAGE, "plot %s: unexpected argument '%s'", o->kind, argv[optind]);
+        if (o->output) {
+                size_t len = strlen(o->output);
+                if (len < 5 || (!streq(o->output + len - 4, ".svg") && !streq(o->output + len - 4, ".png")))
+                        return ctl_fail(EXIT_USAGE, "-o %s: name a .svg or .png file", o->output);
         }
-        if (o.output) {
-                size_t len = strlen(o.output);
-                if (len < 5 || (!streq(o.output + len - 4, ".svg") && !streq(o.output + len - 4, ".png"))) {
-                        r = ctl_fail(EXIT_USAGE, "-o %s: name a .svg or .png file", o.output);
-                        goto out;
-                }
-        }
-        if (ctl->format == FORMAT_CSV) {
-                r = ctl_fail(EXIT_USAGE, "plot writes a chart, or its data with --format json; csv does not apply");
-                goto out;
-        }
-        if (!ctl_store(ctl)) {
-                r = EXIT_FAILED;
-                goto out;
-        }
-        p.kind = kind;
-        if (streq(kind, "timeseries"))
-                r = kind_timeseries(ctl, &o, &p);
-        else if (streq(kind, "heatmap"))
-                r = kind_heatmap(ctl, &o, &p);
-        else if (streq(kind, "curve")) {
-                if (o.metric)
-                        r = ctl_fail(EXIT_USAGE, "plot curve takes no METRIC, got '%s'", o.metric);
-                else
-                        r = kind_curve(ctl, &o, &p);
-        } else if (streq(kind, "groups")) {
-                if (o.metric)
-                        r = ctl_fail(EXIT_USAGE, "plot groups takes no METRIC, got '%s'", o.metric);
-                else
-                        r = kind_groups(ctl, &o, &p);
-        } else if (streq(kind, "scatter"))
-                r = kind_scatter(ctl, &o, &p);
-        else
-                r = ctl_fail(EXIT_USAGE, "unknown plot kind '%s': use timeseries, heatmap, curve, groups or scatter", kind);
-        if (r)
-                goto out;
+        return 0;
+}
 
-        if (ctl->format == FORMAT_JSON) {
+static const struct plot_kind {
+        const char *name;
+        int (*fill)(struct ctl *ctl, struct popts *o, struct chart *p);
+        bool takes_metric;      /* curve and groups take none */
+} plot_kinds[] = {
+        { "timeseries", kind_timeseries, true },
+        { "heatmap", kind_heatmap, true },
+        { "curve", kind_curve, false },
+        { "groups", kind_groups, false },
+        { "scatter", kind_scatter, true },
+};
+
+int verb_plot(struct ctl *ctl, int argc, char **argv)
+{
+        struct popts o = { .go = GROUP_OPTS_DEFAULT };
+        const struct plot_kind *k = NULL;
+        struct chart p = { 0 };
+        int r;
+
+        r = plot_parse(&o, argc, argv);
+        if (r == 0 && ctl->format == FORMAT_CSV)
+                r = ctl_fail(EXIT_USAGE, "plot writes a chart, or its data with --format json; csv does not apply");
+        if (r == 0 && !ctl_store(ctl))
+                r = EXIT_FAILED;
+        for (size_t i = 0; r == 0 && !k && i < ELEMENTSOF(plot_kinds); i++)
+                if (streq(plot_kinds[i].name, o.kind))
+                        k = &plot_kinds[i];
+        if (r == 0 && !k)
+                r = ctl_fail(EXIT_USAGE, "unknown plot kind '%s': use timeseries, heatmap, curve, groups or scatter", o.kind);
+        else if (r == 0 && o.metric && !k->takes_metric)
+                r = ctl_fail(EXIT_USAGE, "plot %s takes no METRIC, got '%s'", k->name, o.metric);
+        if (r == 0) {
+                p.kind = o.kind;
+                r = k->fill(ctl, &o, &p);
+        }
+        if (r == 0 && ctl->format == FORMAT_JSON) {
                 json_t *doc = chart_json(&p);
                 r = output_json(doc);
                 json_decref(doc);
-        } else
+        } else if (r == 0)
                 r = chart_render(&p, o.output);
-out:
         chart_free(&p);
         run_select_free(&o.sel);
         group_opts_free(&o.go);
-        return r;
+        return r < 0 ? EXIT_OK : r;
 }
