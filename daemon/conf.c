@@ -508,3 +508,58 @@ int conf_load(const char *path, bool missing_ok, struct conf *c, char **ret_err)
         }
         return conf_parse(text, len, path, c, ret_err);
 }
+
+void conf_source_free(struct conf_source *src)
+{
+        free(src->path);
+        free(src->database);
+        free(src->socket);
+        memset(src, 0, sizeof *src);
+}
+
+int conf_source_copy(struct conf_source *dst, const struct conf_source *src)
+{
+        struct conf_source c = *src;
+
+        c.path = src->path ? strdup(src->path) : NULL;
+        c.database = src->database ? strdup(src->database) : NULL;
+        c.socket = src->socket ? strdup(src->socket) : NULL;
+        if ((src->path && !c.path) || (src->database && !c.database) || (src->socket && !c.socket)) {
+                conf_source_free(&c);
+                return -ENOMEM;
+        }
+        *dst = c;
+        return 0;
+}
+
+static int override_path(char **field, const char *value)
+{
+        char *p;
+
+        if (!value)
+                return 0;
+        p = strdup(value);
+        if (!p)
+                return -ENOMEM;
+        free(*field);
+        *field = p;
+        return 0;
+}
+
+int conf_read(const struct conf_source *src, struct conf *c, char **ret_err)
+{
+        int r;
+
+        conf_defaults(c);
+        if (!c->database || !c->socket || !c->control_group)
+                return -ENOMEM;
+        r = conf_load(src->path, src->missing_ok, c, ret_err);
+        if (r < 0)
+                return r;
+        if (src->interval_ns > 0)
+                c->interval_ns = src->interval_ns;
+        r = override_path(&c->database, src->database);
+        if (r >= 0)
+                r = override_path(&c->socket, src->socket);
+        return r;
+}

@@ -120,29 +120,33 @@ int main(int argc, char **argv)
                 {},
         };
         struct manager_options mo = { .ready_fd = -1 };
-        _cleanup_free_ char *config_path = NULL, *err = NULL;
+        _cleanup_free_ char *err = NULL;
+        struct conf_source *src = &mo.source;
         bool foreground = false, check = false;
         struct manager *m = NULL;
         struct conf conf = { 0 };
         int c, r, ret = EXIT_SUCCESS;
 
-        memset(&mo.overrides, 0, sizeof mo.overrides);
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
                 switch (c) {
                 case OPT_CONFIG:
-                        free(config_path);
-                        config_path = absolute(optarg);
+                        free(src->path);
+                        src->path = absolute(optarg);
+                        if (!src->path)
+                                { ret = EXIT_FAILURE; goto out; }
                         break;
                 case OPT_DB:
-                        free(mo.overrides.database);
-                        mo.overrides.database = absolute(optarg);
-                        mo.override_database = true;
+                        free(src->database);
+                        src->database = absolute(optarg);
+                        if (!src->database)
+                                { ret = EXIT_FAILURE; goto out; }
                         break;
                 case OPT_SOCKET:
-                        free(mo.overrides.socket);
-                        mo.overrides.socket = absolute(optarg);
-                        mo.override_socket = true;
-                        if (strlen(mo.overrides.socket) >= 108) {
+                        free(src->socket);
+                        src->socket = absolute(optarg);
+                        if (!src->socket)
+                                { ret = EXIT_FAILURE; goto out; }
+                        if (strlen(src->socket) >= 108) {
                                 fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
                                         "(107 bytes); choose a shorter one\n", optarg);
                                 { ret = 2; goto out; }
@@ -159,8 +163,7 @@ int main(int argc, char **argv)
                                 fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", optarg);
                                 { ret = 2; goto out; }
                         }
-                        mo.overrides.interval_ns = ns;
-                        mo.override_interval = true;
+                        src->interval_ns = ns;
                         break;
                 }
                 case OPT_SIMULATE: {
@@ -197,32 +200,20 @@ int main(int argc, char **argv)
                 fprintf(stderr, "scalemond: unexpected argument '%s'; try 'scalemond --help'\n", argv[optind]);
                 { ret = 2; goto out; }
         }
-        if ((mo.override_database && !mo.overrides.database) || (mo.override_socket && !mo.overrides.socket)) {
+
+        src->missing_ok = !src->path;
+        if (!src->path)
+                src->path = strdup(CONF_DEFAULT_PATH);
+        if (!src->path) {
                 ret = EXIT_FAILURE;
                 goto out;
         }
 
-        mo.config_missing_ok = !config_path;
-        if (!config_path)
-                config_path = strdup(CONF_DEFAULT_PATH);
-        mo.config_path = config_path;
-
-        conf_defaults(&conf);
-        r = conf_load(config_path, mo.config_missing_ok, &conf, &err);
+        r = conf_read(src, &conf, &err);
         if (r < 0) {
                 fprintf(stderr, "scalemond: %s\n", err ? err : strerror(-r));
                 ret = EXIT_FAILURE;
                 goto out;
-        }
-        if (mo.override_interval)
-                conf.interval_ns = mo.overrides.interval_ns;
-        if (mo.override_database) {
-                free(conf.database);
-                conf.database = strdup(mo.overrides.database);
-        }
-        if (mo.override_socket) {
-                free(conf.socket);
-                conf.socket = strdup(mo.overrides.socket);
         }
         if (check) {
                 char iv[16];
@@ -231,7 +222,7 @@ int main(int argc, char **argv)
                         n += conf.enabled[i];
                 duration_format(conf.interval_ns, iv, sizeof iv);
                 printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled)\n",
-                       access(config_path, F_OK) == 0 ? config_path : "defaults", iv, conf.database, conf.socket,
+                       access(src->path, F_OK) == 0 ? src->path : "defaults", iv, conf.database, conf.socket,
                        n, (int)_M_MAX);
                 goto out;
         }
@@ -271,6 +262,6 @@ int main(int argc, char **argv)
         ret = r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 out:
         conf_free(&conf);
-        conf_free(&mo.overrides);
+        conf_source_free(&mo.source);
         return ret;
 }
