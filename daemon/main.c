@@ -103,7 +103,10 @@ static int daemonize(int *ret_ready_fd)
         return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line into *mo: ARGS_OK, or the exit code (after --help,
+ * --version, or a bad argument, which it has reported). */
+#define ARGS_OK (-1)
+static int parse_args(int argc, char **argv, struct manager_options *mo, bool *foreground, bool *check)
 {
         enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP,
                OPT_SIMULATE };
@@ -119,13 +122,8 @@ int main(int argc, char **argv)
                 { "help", no_argument, NULL, OPT_HELP },
                 {},
         };
-        struct manager_options mo = { .ready_fd = -1 };
-        _cleanup_free_ char *err = NULL;
-        struct conf_source *src = &mo.source;
-        bool foreground = false, check = false;
-        struct manager *m = NULL;
-        struct conf conf = { 0 };
-        int c, r, ret = EXIT_SUCCESS;
+        struct conf_source *src = &mo->source;
+        int c;
 
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
                 switch (c) {
@@ -133,23 +131,23 @@ int main(int argc, char **argv)
                         free(src->path);
                         src->path = absolute(optarg);
                         if (!src->path)
-                                { ret = EXIT_FAILURE; goto out; }
+                                return EXIT_FAILURE;
                         break;
                 case OPT_DB:
                         free(src->database);
                         src->database = absolute(optarg);
                         if (!src->database)
-                                { ret = EXIT_FAILURE; goto out; }
+                                return EXIT_FAILURE;
                         break;
                 case OPT_SOCKET:
                         free(src->socket);
                         src->socket = absolute(optarg);
                         if (!src->socket)
-                                { ret = EXIT_FAILURE; goto out; }
+                                return EXIT_FAILURE;
                         if (strlen(src->socket) >= 108) {
                                 fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
                                         "(107 bytes); choose a shorter one\n", optarg);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
                         break;
                 case OPT_INTERVAL: {
@@ -157,11 +155,11 @@ int main(int argc, char **argv)
                         if (duration_parse(optarg, &ns) < 0) {
                                 fprintf(stderr, "scalemond: --interval %s: not a duration; use %s\n", optarg,
                                         DURATION_FORMS);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
                         if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
                                 fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", optarg);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
                         src->interval_ns = ns;
                         break;
@@ -174,40 +172,55 @@ int main(int argc, char **argv)
                         if (errno || end == optarg || *end || n < SIM_MIN_CPUS || n > SIM_MAX_CPUS) {
                                 fprintf(stderr, "scalemond: --simulate-cpus %s: use a number of CPUs, %d..%d\n",
                                         optarg, SIM_MIN_CPUS, SIM_MAX_CPUS);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
-                        mo.simulate_cpus = (int)n;
+                        mo->simulate_cpus = (int)n;
                         break;
                 }
                 case OPT_FOREGROUND:
-                        foreground = true;
+                        *foreground = true;
                         break;
                 case OPT_CHECK:
-                        check = true;
+                        *check = true;
                         break;
                 case OPT_VERSION:
                         printf("scalemond %s\n", PACKAGE_VERSION);
-                        goto out;
+                        return EXIT_SUCCESS;
                 case OPT_HELP:
                         help();
-                        goto out;
+                        return EXIT_SUCCESS;
                 default:
                         fprintf(stderr, "Try 'scalemond --help'.\n");
-                        { ret = 2; goto out; }
+                        return 2;
                 }
         }
         if (optind < argc) {
                 fprintf(stderr, "scalemond: unexpected argument '%s'; try 'scalemond --help'\n", argv[optind]);
-                { ret = 2; goto out; }
+                return 2;
         }
 
         src->missing_ok = !src->path;
         if (!src->path)
                 src->path = strdup(CONF_DEFAULT_PATH);
-        if (!src->path) {
-                ret = EXIT_FAILURE;
+        if (!src->path)
+                return EXIT_FAILURE;
+        return ARGS_OK;
+}
+
+int main(int argc, char **argv)
+{
+        struct manager_options mo = { .ready_fd = -1 };
+        _cleanup_free_ char *err = NULL;
+        struct conf_source *src = &mo.source;
+        bool foreground = false, check = false;
+        struct manager *m = NULL;
+        struct conf conf = { 0 };
+        int r, ret;
+
+        ret = parse_args(argc, argv, &mo, &foreground, &check);
+        if (ret != ARGS_OK)
                 goto out;
-        }
+        ret = EXIT_SUCCESS;
 
         r = conf_read(src, &conf, &err);
         if (r < 0) {

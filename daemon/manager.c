@@ -424,6 +424,16 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (!m)
                 return -ENOMEM;
         m->ready_fd = opts->ready_fd;
+        {
+                const char *cmd;
+                if (requests_check(&cmd) < 0) {
+                        /* a command added to proto.h and not to requests.c */
+                        if (asprintf(ret_err, "internal error: no handler for the '%s' request", cmd) < 0)
+                                *ret_err = NULL;
+                        free(m);
+                        return -ENOSYS;
+                }
+        }
         r = conf_copy(&m->conf, conf);
         if (r >= 0)
                 r = conf_source_copy(&m->source, &opts->source);
