@@ -54,23 +54,15 @@ static json_t *open_runs_json(const struct runs *rs)
         return a;
 }
 
-static json_t *handle_status(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
-                             char **ret_err)
+/* The sampler's running totals since the daemon started, system-wide,
+ * in each metric's unit: {"context_switches": N, ...}. */
+static json_t *totals_json(const struct sampler *sm)
 {
-        const struct conf *conf = manager_conf(m);
-        struct sampler *sm = manager_sampler(m);
-        struct store *st = manager_store(m);
-        const struct cpumap *map = sampler_cpumap(sm);
         const int64_t *tot = sampler_totals(sm);
         int nloc = sampler_nloc(sm);
         json_t *totals = json_object();
-        struct retain_stats rst;
-        int64_t last_tick = 0, last_end = 0, held_bytes = 0;
-        size_t held;
-        char t[40] = "";
 
-        (void)req, (void)fd, (void)peer, (void)ret_err;
-        for (int i = 0; i < _M_MAX; i++) {
+        for (int i = 0; totals && i < _M_MAX; i++) {
                 double sum = 0;
                 if (!sampler_available(sm, i))
                         continue;
@@ -78,6 +70,22 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
                         sum += (double)tot[i * nloc + l];
                 json_object_set_new(totals, metric_table[i].name, json_real(sum * sampler_scale(sm, i)));
         }
+        return totals;
+}
+
+static json_t *handle_status(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                             char **ret_err)
+{
+        const struct conf *conf = manager_conf(m);
+        struct sampler *sm = manager_sampler(m);
+        struct store *st = manager_store(m);
+        const struct cpumap *map = sampler_cpumap(sm);
+        struct retain_stats rst;
+        int64_t last_tick = 0, last_end = 0, held_bytes = 0;
+        size_t held;
+        char t[40] = "";
+
+        (void)req, (void)fd, (void)peer, (void)ret_err;
         if (store_last_tick(st, &last_tick, &last_end) == 0)
                 time_format_rfc3339(last_end, t, sizeof t);
         retain_sched_stats(manager_retain(m), &rst);
@@ -86,7 +94,7 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
                          "pid", (int)getpid(), "version", PACKAGE_VERSION, "status", manager_status(m), "interval_s",
                          (double)conf->interval_ns / 1e9, "cpus_online", cpumap_online_count(map), "cpus", map->ncpus,
                          "database", conf->database, "open_runs", open_runs_json(manager_runs(m)), "sampled_at", t,
-                         "sampled_at_ns", (json_int_t)last_end, "totals", totals, "memory", "sqlite_bytes",
+                         "sampled_at_ns", (json_int_t)last_end, "totals", totals_json(sm), "memory", "sqlite_bytes",
                          (json_int_t)store_memory_used(), "held_intervals", (json_int_t)held, "held_bytes",
                          (json_int_t)held_bytes, "retention", "merged_intervals", (json_int_t)rst.merged,
                          "deleted_intervals", (json_int_t)rst.deleted, "step_max_us",
