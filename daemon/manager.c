@@ -201,6 +201,30 @@ static int record_host(struct manager *m)
         return store_topology_set(m->store, map->ncpus, map->node, map->online);
 }
 
+/* The daemon's start in the database: this host, the catalogue, the
+ * settings, a start event; and the runs a previous daemon left open,
+ * closed as interrupted. */
+static int record_start(struct manager *m)
+{
+        int r = record_host(m);
+
+        if (r >= 0)
+                r = sync_catalogue(m);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "interval_ns", m->conf.interval_ns);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "daemon_pid", getpid());
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "daemon_started", now_realtime_ns());
+        if (r >= 0)
+                r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
+        if (r >= 0)
+                r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
+        if (r >= 0)
+                r = runs_recover(m->store, m->sampler);
+        return r;
+}
+
 /* ---- event sources ---- */
 
 static uint64_t interval_usec(const struct manager *m)
@@ -416,24 +440,22 @@ static void tell_parent(struct manager *m, const char *msg)
 
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err)
 {
-        struct manager *m = calloc(1, sizeof *m);
+        struct manager *m;
         struct sampler_config sc = { .sysroot = "/sys", .procroot = "/proc", .mount_tracefs = true };
+        const char *cmd;
         sigset_t ss;
         int r;
 
+        if (requests_check(&cmd) < 0) {
+                /* a command added to proto.h and not to requests.c */
+                if (asprintf(ret_err, "internal error: no handler for the '%s' request", cmd) < 0)
+                        *ret_err = NULL;
+                return -ENOSYS;
+        }
+        m = calloc(1, sizeof *m);
         if (!m)
                 return -ENOMEM;
         m->ready_fd = opts->ready_fd;
-        {
-                const char *cmd;
-                if (requests_check(&cmd) < 0) {
-                        /* a command added to proto.h and not to requests.c */
-                        if (asprintf(ret_err, "internal error: no handler for the '%s' request", cmd) < 0)
-                                *ret_err = NULL;
-                        free(m);
-                        return -ENOSYS;
-                }
-        }
         r = conf_copy(&m->conf, conf);
         if (r >= 0)
                 r = conf_source_copy(&m->source, &opts->source);
@@ -463,21 +485,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
         if (r < 0)
                 goto fail;
-        r = record_host(m);
-        if (r >= 0)
-                r = sync_catalogue(m);
-        if (r >= 0)
-                r = store_meta_set_int(m->store, "interval_ns", m->conf.interval_ns);
-        if (r >= 0)
-                r = store_meta_set_int(m->store, "daemon_pid", getpid());
-        if (r >= 0)
-                r = store_meta_set_int(m->store, "daemon_started", now_realtime_ns());
-        if (r >= 0)
-                r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
-        if (r >= 0)
-                r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
-        if (r >= 0)
-                r = runs_recover(m->store, m->sampler);
+        r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
                         *ret_err = NULL;

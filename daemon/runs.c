@@ -185,19 +185,48 @@ int runs_build_totals(const double *vals, int nloc, const struct cpumap *map, co
         return 0;
 }
 
+/* Keep run id open from pt: the sampler's totals there, and its CPUs. */
+static int open_run_add(struct runs *rs, int64_t id, const char *name, const struct sampler *sm,
+                        const struct snapshot_point *pt)
+{
+        const struct cpumap *map = sampler_cpumap(sm);
+        struct open_run *r = realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+
+        if (!r)
+                return -ENOMEM;
+        rs->v = r;
+        r = &rs->v[rs->n];
+        memset(r, 0, sizeof *r);
+        r->id = id;
+        r->start = pt->time;
+        r->start_mono = pt->mono;
+        r->name = strdup(name);
+        r->ncpus = map->ncpus;
+        r->snap = malloc((size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
+        r->cpus = malloc((size_t)map->ncpus * sizeof *r->cpus);
+        if (!r->name || !r->snap || !r->cpus) {
+                open_run_clear(r);
+                return -ENOMEM;
+        }
+        memcpy(r->snap, sampler_totals(sm), (size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
+        memcpy(r->cpus, map->online, (size_t)map->ncpus * sizeof *r->cpus);
+        for (int m = 0; m < _M_MAX; m++)
+                r->metrics[m] = sampler_available(sm, m);
+        rs->n++;
+        return 0;
+}
+
 int runs_start(struct runs *rs, const struct runs_env *env, const struct run_start_args *a, struct run_result *ret,
                char **ret_err)
 {
         struct store *st = env->store;
         const struct sampler *sm = env->sampler;
         const struct snapshot_point *pt = &env->pt;
-        const struct cpumap *map = sampler_cpumap(sm);
         struct store_kv extra[4];
         struct store_kv *ctx = NULL;
         size_t nctx = 0;
         char iv[16], unavail[1024] = "";
         char *name;
-        struct open_run *r;
         struct run_info ri;
         struct run_new rn;
         int64_t id;
@@ -241,31 +270,13 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
         }
 
         name = strdup(a->name);
-        r = realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
-        if (!r || !name) {
-                free(name);
+        if (!name)
                 return -ENOMEM;
-        }
-        rs->v = r;
-        r = &rs->v[rs->n];
-        memset(r, 0, sizeof *r);
-        r->id = id;
-        r->start = pt->time;
-        r->start_mono = pt->mono;
-        r->name = strdup(a->name);
-        r->ncpus = map->ncpus;
-        r->snap = malloc((size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
-        r->cpus = malloc((size_t)map->ncpus * sizeof *r->cpus);
-        if (!r->name || !r->snap || !r->cpus) {
-                open_run_clear(r);
+        e = open_run_add(rs, id, a->name, sm, pt);
+        if (e < 0) {
                 free(name);
-                return -ENOMEM;
+                return e;
         }
-        memcpy(r->snap, sampler_totals(sm), (size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
-        memcpy(r->cpus, map->online, (size_t)map->ncpus * sizeof *r->cpus);
-        for (int m = 0; m < _M_MAX; m++)
-                r->metrics[m] = sampler_available(sm, m);
-        rs->n++;
 
         log_run(LOG_INFO, a->name, "run %s started", a->name);
         *ret = (struct run_result){ .name = name, .status = "running", .start = pt->time };
