@@ -49,6 +49,7 @@ struct manager {
         struct ctl_server *ctl;
         struct runs *runs;
         int64_t host_id;
+        char *sysroot, *procroot;          /* "/sys" and "/proc", or a fixture tree's (tests) */
 
         uint64_t next_usec;                /* CLOCK_MONOTONIC time of the next tick */
         int64_t tick_late_max_ns;          /* the latest a tick ran after its time */
@@ -64,6 +65,8 @@ struct retain_sched *manager_retain(struct manager *m) { return m->retain; }
 const struct conf *manager_conf(struct manager *m) { return &m->conf; }
 const char *manager_status(struct manager *m) { return m->status; }
 int64_t manager_host_id(struct manager *m) { return m->host_id; }
+const char *manager_sysroot(struct manager *m) { return m->sysroot; }
+const char *manager_procroot(struct manager *m) { return m->procroot; }
 int64_t manager_tick_late_max(struct manager *m) { return m->tick_late_max_ns; }
 
 static void set_status(struct manager *m)
@@ -183,7 +186,11 @@ static int record_host(struct manager *m)
         }
         h.hostname = strdup(hn);
         h.kernel = strdup(u.release);
-        h.cpu_model = read_line("/proc/cpuinfo", "model name");
+        {
+                char path[PATH_MAX];
+                snprintf(path, sizeof path, "%s/cpuinfo", m->procroot);
+                h.cpu_model = read_line(path, "model name");
+        }
         if (!h.cpu_model)
                 h.cpu_model = strdup(u.machine);
         h.ncpus = map->ncpus;
@@ -421,6 +428,8 @@ struct manager *manager_free(struct manager *m)
         store_close(m->store);
         conf_free(&m->conf);
         conf_source_free(&m->source);
+        free(m->sysroot);
+        free(m->procroot);
         if (m->ready_fd >= 0)
                 close(m->ready_fd);
         free(m);
@@ -441,7 +450,7 @@ static void tell_parent(struct manager *m, const char *msg)
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err)
 {
         struct manager *m;
-        struct sampler_config sc = { .sysroot = "/sys", .procroot = "/proc", .mount_tracefs = true };
+        struct sampler_config sc = { 0 };
         const char *cmd;
         sigset_t ss;
         int r;
@@ -456,7 +465,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (!m)
                 return -ENOMEM;
         m->ready_fd = opts->ready_fd;
-        r = conf_copy(&m->conf, conf);
+        m->sysroot = strdup(opts->sysroot ?: "/sys");
+        m->procroot = strdup(opts->procroot ?: "/proc");
+        r = m->sysroot && m->procroot ? conf_copy(&m->conf, conf) : -ENOMEM;
         if (r >= 0)
                 r = conf_source_copy(&m->source, &opts->source);
         if (r < 0) {
@@ -471,6 +482,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 goto fail;
 
         memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
+        sc.sysroot = m->sysroot;
+        sc.procroot = m->procroot;
+        sc.mount_tracefs = !opts->sysroot;      /* never mount anything under a fixture tree */
         sc.simulate_cpus = opts->simulate_cpus;
         r = sampler_new(&sc, &m->sampler, ret_err);
         if (r < 0)

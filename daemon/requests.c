@@ -107,7 +107,8 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
 static int runs_env_fill(struct manager *m, struct runs_env *env, char **ret_err)
 {
         *env = (struct runs_env){ .store = manager_store(m), .sampler = manager_sampler(m),
-                                  .host = manager_host_id(m), .interval_ns = manager_conf(m)->interval_ns };
+                                  .host = manager_host_id(m), .interval_ns = manager_conf(m)->interval_ns,
+                                  .sysroot = manager_sysroot(m), .procroot = manager_procroot(m) };
         return writer_snapshot(manager_writer(m), &env->pt, ret_err);
 }
 
