@@ -2,7 +2,7 @@
 # cli-args.sh - bad command lines, table-driven, for every scalemonctl verb:
 # missing, extra, empty, huge and malformed arguments, unknown options,
 # options without their value.  Each must give the exit status of the
-# contract (DESIGN.md: 2 bad usage, 1 the request failed), exactly one line
+# contract (doc/DESIGN.md: 2 bad usage, 1 the request failed), exactly one line
 # on stderr that says what is wrong (matched by a regex, at most 1024 bytes),
 # nothing on stdout, and no change to the runs in the database.  The table
 # runs against a live daemon holding two finished runs and one open run (so
