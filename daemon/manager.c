@@ -28,6 +28,7 @@
 #include "runs.h"
 #include "sampler.h"
 #include "store.h"
+#include "subscribe.h"
 #include "timeutil.h"
 
 #define FLUSH_EVERY_NS     NSEC_PER_SEC
@@ -53,6 +54,7 @@ struct manager {
         struct sampler *sampler;
         struct store *store;
         struct ctl_server *ctl;
+        struct subscribers *subs;          /* HOOK(subscribe): top's live ticks */
         struct runs *runs;
         int64_t host_id;
 
@@ -298,6 +300,7 @@ static int take_sample(struct manager *m)
         }
         if (r > 0) {
                 compact(m, t);
+                subscribe_tick(m->subs, t, m->runs);    /* HOOK(subscribe) */
                 m->backlog_bytes += tick_bytes(t);
                 m->nbatch++;
                 m->nsamples++;
@@ -823,6 +826,7 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
         }
         case CMD_RUN_MARK:
                 reply = runs_mark(m->runs, m->store, req, ret_err);
+                subscribe_mark(m->subs, reply);         /* HOOK(subscribe) */
                 break;
         case CMD_RUN_DELETE: {
                 int r = runs_pick(m->runs, req->name, ret_err) >= 0 ? -EBUSY : store_run_delete(m->store, req->name);
@@ -903,6 +907,7 @@ struct manager *manager_free(struct manager *m)
         if (!m)
                 return NULL;
         ctl_server_free(m->ctl);
+        subscribe_free(m->subs);                /* HOOK(subscribe): after the streams ended */
         runs_free(m->runs);
         sd_event_source_unref(m->tick_src);
         sd_event_source_unref(m->checkpoint_src);
@@ -1016,6 +1021,8 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (r < 0)
                 goto fail;
         r = ctl_server_new(m->event, m->conf.socket, on_request, m, &m->ctl, ret_err);
+        if (r >= 0)
+                r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);  /* HOOK(subscribe) */
         if (r < 0)
                 goto fail;
         set_control_group(m);
