@@ -112,5 +112,6 @@ int verb_curve(struct ctl *ctl, int argc, char **argv);
 int verb_plot(struct ctl *ctl, int argc, char **argv);
 int verb_export(struct ctl *ctl, int argc, char **argv);
 int verb_import(struct ctl *ctl, int argc, char **argv);
+int verb_top(struct ctl *ctl, int argc, char **argv);          /* HOOK(top): client/top.c */
 
 #endif
