@@ -81,6 +81,15 @@ screen | grep -q 'counters \[faults\]'; ok $? "the key line names the set"
 $TM send-keys -t t 1
 wait_screen ' CSW/s +MIGR/s +LOCK/s' 30; ok $? "1 switches back to the first set"
 
+# space pauses the screen (the ticks are still read), space again goes on
+$TM send-keys -t t Space
+wait_screen 'PAUSED' 20; ok $? "space pauses (PAUSED on the first line)"
+t1=$(screen | awk '/^ticks / { print $2 }'); sleep 1; t2=$(screen | awk '/^ticks / { print $2 }')
+[ -n "$t1" ] && [ "$t1" = "$t2" ]; ok $? "while paused the screen stays ($t1)"
+$TM send-keys -t t Space
+sleep 0.8; t3=$(screen | awk '/^ticks / { print $2 }')
+[ "$t3" != "$t1" ] && ! screen | grep -q PAUSED; ok $? "space again goes on ($t3)"
+
 # q: the terminal is as it was
 $TM send-keys -t t q
 for _ in $(seq 30); do [ "$(flag '#{alternate_on}')" = 0 ] && break; sleep 0.1; done
