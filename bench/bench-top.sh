@@ -58,6 +58,18 @@ for case in "real" "256 folded" "256 --per cpu"; do
         [ "$case" = "256 folded" ] || stop_daemon
         [ "$case" = "real" ] || echo "$wall" >> "$tmp/walls"
 done
+# the daemon's side: its CPU per tick at 256 CPUs with no subscriber, and
+# with top --per cpu subscribed (every CPU's values encoded each tick)
+start_daemon --simulate-cpus 256
+sleep 1
+daemon_ms() { perf stat -x, -e task-clock -p "$dpid" -o "$tmp/d.out" -- sleep 5 2>/dev/null; awk -F, '$3 == "task-clock" { print $1 }' "$tmp/d.out"; }
+idle=$(daemon_ms)
+$TM send-keys -t b "clear; $top_builddir/scalemonctl --socket $tmp/sock top --per cpu --iterations 80" Enter
+sleep 1
+busy=$(daemon_ms)
+awk -v a="$idle" -v b="$busy" 'BEGIN { printf "  scalemond at 256 CPUs, 100 ms: %.2f ms CPU a tick without a subscriber, %.2f with top --per cpu (+%.2f ms to encode and send)\n", a / 50, b / 50, (b - a) / 50 }'
+stop_daemon
+
 awk -v n="$N" 'NR == FNR { if ($1 > w) w = $1; next } { if ($1 > wall) wall = $1 }
         END { printf "  at 256 CPUs: worst %.3f ms CPU per refresh (target < 5 ms)  %s\n", w, w < 5 ? "PASS" : "MISS"
               printf "  keeps up: %d refreshes in at most %.1f s (target < %.1f s)  %s\n", n, wall / 1000, n * 0.1 * 1.2,
