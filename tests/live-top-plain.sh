@@ -48,6 +48,9 @@ wait "$WLPID"
 stop_daemon
 
 # 256 simulated CPUs at 100 ms: keeps up
+# (in a sanitizer build, AddressSanitizer's quarantine of freed memory
+# would read as growth of VmRSS below: keep it small; others ignore it)
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1:thread_local_quarantine_size_kb=64
 INTERVAL=100ms
 rm -f "$DB"*
 start_daemon --simulate-cpus 256
@@ -81,7 +84,13 @@ rss1=$(awk '/^VmRSS/ { print $2 }' /proc/"$DAEMON_PID"/status)
 late=$(ctl --format json status | jpy 'd["daemon"]["retention"]["tick_late_max_us"]')
 grow=$((rss1 - rss0))
 [ "$grow" -lt $((512 + 2048)) ]; ok $? "daemon memory bounded: VmRSS $rss0 -> $rss1 kB (+$grow kB; bound 512 kB of unsent ticks)"
-[ "$late" -lt 100000 ]; ok $? "ticks on time: the latest tick ran ${late} us late (interval 100 ms)"
+if grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$top_builddir/Makefile" 2>/dev/null; then
+        # as in fault-load.sh: the sanitizer build's own 256-CPU tick is
+        # near an interval, whoever subscribes
+        skip_one "tick lateness is judged in the plain build" -- "ticks on time (latest ${late} us late)"
+else
+        [ "$late" -lt 100000 ]; ok $? "ticks on time: the latest tick ran ${late} us late (interval 100 ms)"
+fi
 kill "$SLOW" 2>/dev/null; wait "$SLOW" 2>/dev/null
 "$SCALEMONCTL" --socket "$SOCK" top --once >/dev/null; ok $? "the daemon goes on serving subscribers"
 finish
