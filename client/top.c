@@ -1,10 +1,10 @@
 /* top.c - `scalemonctl top`: watch the counters while a benchmark runs.
  *
  * scalemond pushes each tick's deltas on a subscription (sub.c); top
- * turns them into frames (struct top_frame: one row per CPU or node, the
- * chosen counters' rates, a totals row, the open runs) and one of two
- * formatters prints a frame: ncurses on a terminal, plain text otherwise
- * (and with --once).  A frame covers whole ticks, at least half an
+ * turns them into frames (struct top_frame in top.h: one row per CPU or
+ * node, the chosen counters' rates, a totals row, the open runs) and one
+ * of two formatters (top-screen.c) prints a frame: ncurses on a terminal,
+ * plain text otherwise (and with --once).  A frame covers whole ticks, at least half an
  * interval of them (a run boundary's short tick is merged into the next),
  * and its rates are its deltas divided by its length: the first frame is
  * one interval's rate, never a difference of two unrelated totals.  Each
@@ -33,12 +33,9 @@
 #include "metric.h"
 #include "sub.h"
 #include "timeutil.h"
+#include "top.h"
 
-#define TOP_MAX_COLS 16
-#define COL_WIDTH    10
-#define LOC_WIDTH    6
 #define WAIT_MS      500        /* keys are looked at this often at least */
-#define RESERVED     7          /* screen lines besides the rows: header, columns, totals, others, runs, keys */
 
 /* The counter sets the keys switch between (1..N, m); --metric makes its
  * own set, the first.  A metric the kernel cannot count shows as "-". */
@@ -73,47 +70,6 @@ static const struct {
         { "cpu_iowait", "IOWAIT%" },       { "cpu_irq", "IRQ%" },           { "cpu_softirq", "SOFTIRQ%" },
         { "cpu_steal", "STEAL%" },         { "cpu_guest", "GUEST%" },       { "lock_wait_ns", "LOCKWAIT%" },
         { "runqueue_wait_ns", "RQWAIT%" },
-};
-
-/* ---- the typed result: one frame ---- */
-
-struct top_col {
-        int mi;                         /* index in sub_info()->metrics */
-        char label[72];
-        double share;                   /* time metrics: unit to a % of the interval; 0: a rate per second */
-};
-
-struct top_row {
-        int loc;                        /* CPU or node number; -1 for the totals */
-        double v[TOP_MAX_COLS];
-        bool null[TOP_MAX_COLS];
-};
-
-struct top_other {                      /* a system value (or per node while per CPU) */
-        char label[64];
-        double v;
-        bool share;
-};
-
-struct top_frame {
-        int64_t start_ns, end_ns;       /* the ticks it covers */
-        double dur_s;
-        int nticks;
-        enum sub_loc per;
-        int ncpus, online, nnodes;
-        double interval_s;
-        struct top_col cols[TOP_MAX_COLS];
-        int ncols;
-        int sort;                       /* column sorted by, descending; -1: by location */
-        struct top_row *rows;           /* sorted */
-        int nrows;
-        struct top_row total;
-        struct top_other others[TOP_MAX_COLS + 8];
-        int nothers;
-        struct top_other psi[8];
-        int npsi;
-        struct sub_run *runs;           /* of the last tick (a copy) */
-        size_t nruns;
 };
 
 struct top {
@@ -302,6 +258,10 @@ static int build_frame(struct top *tp)
         free(f->rows);
         free(f->runs);
         memset(f, 0, sizeof *f);
+        f->set_name = set_name(tp, tp->set);
+        f->nsets = tp->nsets;
+        f->folded = tp->folded;
+        f->paused = tp->paused;
         f->start_ns = tp->start_ns;
         f->end_ns = tp->end_ns;
         f->dur_s = tp->dur;
@@ -390,230 +350,13 @@ static int build_frame(struct top *tp)
         return 0;
 }
 
-/* ---- formatting, shared by both formatters ---- */
-
-static void fmt_value(double v, bool null, bool share, int width, char *buf, size_t len)
-{
-        static const char suffix[] = " KMGTP";
-        int k = 0;
-
-        if (null) {
-                snprintf(buf, len, "-");
-                return;
-        }
-        if (share) {
-                snprintf(buf, len, "%.1f", v);
-                return;
-        }
-        snprintf(buf, len, fabs(v) >= 100 || v == 0 ? "%.0f" : "%.1f", v);
-        /* too wide for the column: 1234.5K */
-        while ((int)strlen(buf) > width && k < 5) {
-                v /= 1000;
-                k++;
-                snprintf(buf, len, "%.1f%c", v, suffix[k]);
-        }
-}
-
-static void fmt_elapsed(double s, char *buf, size_t len)
-{
-        long t = s < 0 ? 0 : (long)s;
-
-        if (t >= 3600)
-                snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-        else
-                snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-}
-
-static void fmt_header(const struct top *tp, const struct top_frame *f, char *buf, size_t len)
-{
-        char a[40], b[40], iv[16];
-
-        time_format_rfc3339(f->start_ns, a, sizeof a);
-        time_format_rfc3339(f->end_ns, b, sizeof b);
-        duration_format((int64_t)llround(f->interval_s * 1e9), iv, sizeof iv);
-        snprintf(buf, len, "ticks %s .. %s (%.3fs)  %d CPU%s, %s%s, every %s", a, b, f->dur_s, f->online,
-                 f->online == 1 ? "" : "s", f->per == SUB_LOC_NODE ? "per node" : "per cpu",
-                 tp->folded ? " (folded: the CPUs do not fit)" : "", iv);
-}
-
-static void fmt_keys(const struct top *tp, const struct top_frame *f, char *buf, size_t len)
-{
-        snprintf(buf, len, "q quit  m/1-%d counters [%s]  s/S sort [%s]  n cpu/node  space pause", tp->nsets,
-                 set_name(tp, tp->set), f->sort >= 0 ? f->cols[f->sort].label : f->per == SUB_LOC_NODE ? "NODE" : "CPU");
-}
-
-static void fmt_row(const struct top_frame *f, const struct top_row *r, char *buf, size_t len)
-{
-        size_t off = 0;
-
-        if (r->loc < 0)
-                strbuf_appendf(buf, len, &off, "%*s", LOC_WIDTH, "all");
-        else
-                strbuf_appendf(buf, len, &off, "%*d", LOC_WIDTH, r->loc);
-        for (int k = 0; k < f->ncols; k++) {
-                char v[32];
-                fmt_value(r->v[k], r->null[k], f->cols[k].share != 0, COL_WIDTH - 1, v, sizeof v);
-                strbuf_appendf(buf, len, &off, " %*s", COL_WIDTH, v);
-        }
-}
-
-static void fmt_columns(const struct top_frame *f, char *buf, size_t len)
-{
-        size_t off = 0;
-
-        strbuf_appendf(buf, len, &off, "%*s", LOC_WIDTH, f->per == SUB_LOC_NODE ? "NODE" : "CPU");
-        for (int k = 0; k < f->ncols; k++)
-                strbuf_appendf(buf, len, &off, " %*s", COL_WIDTH, f->cols[k].label);
-}
-
-static void fmt_others(const struct top_frame *f, char *buf, size_t len)
-{
-        size_t off = 0;
-
-        buf[0] = 0;
-        for (int i = 0; i < f->nothers; i++) {
-                char v[32];
-                fmt_value(f->others[i].v, false, f->others[i].share, 12, v, sizeof v);
-                strbuf_appendf(buf, len, &off, "%s%s %s%s", i ? "  " : "system: ", f->others[i].label, v,
-                               f->others[i].share ? "%" : "/s");
-        }
-}
-
-static void fmt_psi(const struct top_frame *f, char *buf, size_t len)
-{
-        size_t off = 0;
-
-        buf[0] = 0;
-        for (int i = 0; i < f->npsi; i++)
-                strbuf_appendf(buf, len, &off, "%s%s %.1f%%", i ? "  " : "pressure (PSI): ", f->psi[i].label,
-                               f->psi[i].v);
-}
-
-static void fmt_run(const struct sub_run *u, char *buf, size_t len)
-{
-        char el[32], at[32];
-        size_t off = 0;
-
-        fmt_elapsed(u->elapsed_s, el, sizeof el);
-        strbuf_appendf(buf, len, &off, "run %s: running %s", u->name, el);
-        if (u->has_mark) {
-                fmt_elapsed((double)(u->mark_ns - u->start_ns) / 1e9, at, sizeof at);
-                strbuf_appendf(buf, len, &off, ", last mark '%s' at %s", u->mark, at);
-        }
-}
-
-/* ---- plain text: scripts, pipes, --once ---- */
-
-static void print_plain(const struct top *tp)
-{
-        const struct top_frame *f = &tp->frame;
-        char line[1024];
-
-        fmt_header(tp, f, line, sizeof line);
-        printf("%s\n", line);
-        fmt_columns(f, line, sizeof line);
-        printf("%s\n", line);
-        for (int i = 0; i < f->nrows; i++) {
-                fmt_row(f, &f->rows[i], line, sizeof line);
-                printf("%s\n", line);
-        }
-        fmt_row(f, &f->total, line, sizeof line);
-        printf("%s\n", line);
-        fmt_others(f, line, sizeof line);
-        if (line[0])
-                printf("%s\n", line);
-        fmt_psi(f, line, sizeof line);
-        if (line[0])
-                printf("%s\n", line);
-        for (size_t i = 0; i < f->nruns; i++) {
-                fmt_run(&f->runs[i], line, sizeof line);
-                printf("%s\n", line);
-        }
-        if (f->nruns == 0)
-                printf("no run open\n");
-        printf("\n");
-        fflush(stdout);
-}
-
-/* ---- the terminal ---- */
-
-static int rows_fit(void)
-{
-        return MAX(LINES - RESERVED, 1);
-}
-
-static void draw(const struct top *tp)
-{
-        const struct top_frame *f = &tp->frame;
-        char line[1024];
-        int y = 0, fit = rows_fit(), shown;
-
-        erase();
-        fmt_header(tp, f, line, sizeof line);
-        mvaddnstr(y++, 0, line, COLS);
-        if (tp->paused)
-                mvaddnstr(0, MAX(COLS - 8, 0), " PAUSED ", 8);
-        fmt_columns(f, line, sizeof line);
-        attron(A_REVERSE);
-        mvaddnstr(y, 0, line, COLS);
-        for (int x = (int)strlen(line); x < COLS; x++)
-                mvaddch(y, x, ' ');
-        if (f->sort >= 0)
-                mvchgat(y, LOC_WIDTH + f->sort * (COL_WIDTH + 1) + 1, COL_WIDTH, A_REVERSE | A_BOLD, 0, NULL);
-        attroff(A_REVERSE);
-        y++;
-        shown = MIN(f->nrows, fit);
-        if (shown < f->nrows)
-                shown = MAX(shown - 1, 0);
-        for (int i = 0; i < shown; i++) {
-                fmt_row(f, &f->rows[i], line, sizeof line);
-                mvaddnstr(y++, 0, line, COLS);
-        }
-        if (shown < f->nrows) {
-                snprintf(line, sizeof line, "%*s  ... %d more %s (n: per node, or a taller terminal)", LOC_WIDTH, "",
-                         f->nrows - shown, f->per == SUB_LOC_NODE ? "nodes" : "CPUs");
-                mvaddnstr(y++, 0, line, COLS);
-        }
-        attron(A_BOLD);
-        fmt_row(f, &f->total, line, sizeof line);
-        mvaddnstr(y++, 0, line, COLS);
-        attroff(A_BOLD);
-        fmt_others(f, line, sizeof line);
-        if (line[0])
-                mvaddnstr(y++, 0, line, COLS);
-        fmt_psi(f, line, sizeof line);
-        if (line[0])
-                mvaddnstr(y++, 0, line, COLS);
-        for (size_t i = 0; i < f->nruns && y < LINES - 1; i++) {
-                fmt_run(&f->runs[i], line, sizeof line);
-                mvaddnstr(y++, 0, line, COLS);
-        }
-        if (f->nruns == 0 && y < LINES - 1)
-                mvaddnstr(y++, 0, "no run open", COLS);
-        fmt_keys(tp, f, line, sizeof line);
-        attron(A_DIM);
-        mvaddnstr(LINES - 1, 0, line, COLS);
-        attroff(A_DIM);
-        refresh();
-}
-
-static void draw_waiting(const char *what)
-{
-        erase();
-        mvaddnstr(0, 0, what, COLS);
-        mvaddnstr(LINES - 1, 0, "q quit", COLS);
-        refresh();
-}
-
-/* Per node when the CPUs do not fit on the screen (and --per was not
- * given); back per CPU when they do again. */
 static bool want_fold(const struct top *tp)
 {
         const struct sub_info *in = sub_info(tp->sub);
 
         if (!tp->curses || tp->per_given || !in->metrics)
                 return tp->folded;
-        return in->ncpus > rows_fit() && in->nnodes < in->ncpus;
+        return in->ncpus > top_rows_fit() && in->nnodes < in->ncpus;
 }
 
 static int relayout(struct top *tp)
@@ -644,9 +387,9 @@ static int on_key(struct top *tp, int ch)
                 return 1;
         case ' ':
         case 'p':
-                tp->paused = !tp->paused;
+                tp->paused = tp->frame.paused = !tp->paused;
                 if (tp->frame.rows)
-                        draw(tp);
+                        top_draw(&tp->frame);
                 return 0;
         case 'm':
         case '\t':
@@ -682,7 +425,7 @@ static int on_key(struct top *tp, int ch)
                 cmp_loc = tp->frame.sort;
                 qsort(tp->frame.rows, (size_t)tp->frame.nrows, sizeof *tp->frame.rows, row_cmp);
                 if (!tp->paused)
-                        draw(tp);
+                        top_draw(&tp->frame);
         }
         return 0;
 }
@@ -715,9 +458,9 @@ static int on_event(struct top *tp, enum sub_event ev)
         tp->frames++;
         if (tp->curses) {
                 if (!tp->paused)
-                        draw(tp);
+                        top_draw(&tp->frame);
         } else
-                print_plain(tp);
+                top_print_plain(&tp->frame);
         if (tp->once || (tp->iterations > 0 && tp->frames >= tp->iterations))
                 return 1;
         return 0;
@@ -759,7 +502,7 @@ static int loop(struct top *tp)
                                         return fail(tp, EXIT_FAILED, "lost the connection to scalemond");
                         }
                 if (tp->curses && !tp->frame.rows && now_monotonic_ns() - last > 3 * NSEC_PER_SEC)
-                        draw_waiting("waiting for scalemond's first tick ...");
+                        top_draw_waiting("waiting for scalemond's first tick ...");
                 if (poll(p, tp->curses ? 2 : 1, WAIT_MS) < 0 && errno != EINTR)
                         return fail(tp, EXIT_FAILED, "poll: %s", strerror(errno));
         }
@@ -867,7 +610,7 @@ int verb_top(struct ctl *ctl, int argc, char **argv)
                 nodelay(stdscr, TRUE);
                 keypad(stdscr, TRUE);
                 cursor = curs_set(0);
-                draw_waiting("waiting for scalemond ...");
+                top_draw_waiting("waiting for scalemond ...");
         }
         r = loop(&tp);
         if (tp.curses) {
