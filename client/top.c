@@ -4,8 +4,9 @@
  * turns them into frames (struct top_frame in top.h: one row per CPU or
  * node, the chosen counters' rates, a totals row, the open runs) and one
  * of two formatters (top-screen.c) prints a frame: ncurses on a terminal,
- * plain text otherwise (and with --once).  A frame covers whole ticks, at least half an
- * interval of them (a run boundary's short tick is merged into the next),
+ * plain text otherwise (and with --once).  A frame covers whole ticks,
+ * at least half an interval of them (a run boundary's short tick is
+ * merged into the next),
  * and its rates are its deltas divided by its length: the first frame is
  * one interval's rate, never a difference of two unrelated totals.  Each
  * frame shows the times of the ticks it covers, so that `scalemonctl
