@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ctl.h"
+#include "cli.h"
 
 struct live;
 

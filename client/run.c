@@ -20,10 +20,14 @@
 #include <termios.h>
 #include <time.h>
 
-#include "ctl.h"
+#include "cli.h"
 #include "live.h"
+#include "output.h"
 #include "proto.h"
+#include "selection.h"
+#include "sock.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 struct score_regex {
         char *key;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "sock.h"
 #include "sub.h"
 #include "timeutil.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctl.h"
+#include "cli.h"
 
 struct sub;
 

@@ -30,11 +30,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "cli.h"
 #include "metric.h"
 #include "sub.h"
 #include "timeutil.h"
 #include "top.h"
+#include "verbs.h"
 
 #define WAIT_MS      500        /* keys are looked at this often at least */
 

@@ -53,7 +53,7 @@ struct subscriber {
 struct last_mark {
         char *run;
         char *text;
-        char time[40];                  /* RFC 3339 */
+        int64_t time;                   /* ns since the epoch */
 };
 
 struct subscribers {
@@ -197,15 +197,11 @@ struct subscribers *subscribe_free(struct subscribers *s)
         return NULL;
 }
 
-void subscribe_mark(struct subscribers *s, const json_t *reply)
+void subscribe_mark(struct subscribers *s, const char *run, int64_t time, const char *text)
 {
-        const json_t *mk = json_object_get(reply, "mark");
-        const char *run = json_string_value(json_object_get(mk, "run"));
-        const char *text = json_string_value(json_object_get(mk, "text"));
-        const char *t = json_string_value(json_object_get(mk, "time"));
         struct last_mark *slot = NULL;
 
-        if (!s || !run || !text || !t)
+        if (!s || !run || !text)
                 return;
         for (size_t i = 0; i < s->nmarks && !slot; i++)
                 if (streq(s->marks[i].run, run))
@@ -226,34 +222,42 @@ void subscribe_mark(struct subscribers *s, const json_t *reply)
         }
         free(slot->text);
         slot->text = strdup(text);
-        snprintf(slot->time, sizeof slot->time, "%s", t);
+        slot->time = time;
 }
 
 /* The open runs, with elapsed time at end_ns and last mark; marks of runs
  * no longer open are forgotten. */
+static json_t *time_json(int64_t t)
+{
+        char buf[40];
+
+        time_format_rfc3339(t, buf, sizeof buf);
+        return json_string(buf);
+}
+
 static json_t *runs_json(struct subscribers *s, const struct runs *rs, int64_t end_ns)
 {
-        json_t *a = runs_open_json(rs), *r;
-        size_t i, k = 0;
+        json_t *a = json_array();
+        size_t k = 0;
 
         if (!a)
                 return NULL;
-        json_array_foreach(a, i, r) {
-                const char *name = json_string_value(json_object_get(r, "name"));
-                const char *start = json_string_value(json_object_get(r, "start"));
+        for (size_t i = 0; i < runs_count(rs); i++) {
                 int64_t t0;
+                const char *name = runs_name(rs, i, &t0);
+                json_t *r = json_pack("{s:s,s:o,s:f}", "name", name, "start", time_json(t0), "elapsed_s",
+                                      (double)(end_ns - t0) / 1e9);
 
-                if (start && when_parse(start, end_ns, &t0) == 0)
-                        json_object_set_new(r, "elapsed_s", json_real((double)(end_ns - t0) / 1e9));
-                for (size_t m = 0; name && m < s->nmarks; m++)
+                for (size_t m = 0; r && m < s->nmarks; m++)
                         if (streq(s->marks[m].run, name) && s->marks[m].text)
-                                json_object_set_new(r, "mark", json_pack("{s:s,s:s}", "text", s->marks[m].text,
-                                                                         "time", s->marks[m].time));
+                                json_object_set_new(r, "mark", json_pack("{s:s,s:o}", "text", s->marks[m].text,
+                                                                         "time", time_json(s->marks[m].time)));
+                json_array_append_new(a, r);
         }
         for (size_t m = 0; m < s->nmarks; m++) {
                 bool open = false;
-                json_array_foreach(a, i, r)
-                        open |= streq(json_string_value(json_object_get(r, "name")) ?: "", s->marks[m].run);
+                for (size_t i = 0; i < runs_count(rs); i++)
+                        open |= streq(runs_name(rs, i, NULL), s->marks[m].run);
                 if (open)
                         s->marks[k++] = s->marks[m];
                 else

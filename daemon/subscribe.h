@@ -3,7 +3,6 @@
 #ifndef SCALEMON_SUBSCRIBE_H
 #define SCALEMON_SUBSCRIBE_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "ctl.h"
@@ -23,8 +22,8 @@ struct subscribers *subscribe_free(struct subscribers *s);
  * their last marks) to every subscriber.  Costs nothing without one; a
  * subscriber that does not keep up is dropped by ctl.c (invariant 5). */
 void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs);
-/* The hook after a run-mark request: reply is its reply ({"mark": {"run",
- * "time", "text"}}) or NULL; the mark is shown with its run. */
-void subscribe_mark(struct subscribers *s, const json_t *reply);
+/* The hook after a mark in open run `run` at `time` (ns since the epoch):
+ * pushed ticks show it with its run. */
+void subscribe_mark(struct subscribers *s, const char *run, int64_t time, const char *text);
 
 #endif

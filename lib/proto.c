@@ -26,30 +26,39 @@
 #include "macro.h"
 #include "proto.h"
 
-static const char *const cmd_names[_CMD_MAX] = {
-        [CMD_STATUS] = "status",
-        [CMD_RUN_START] = "run-start",
-        [CMD_RUN_STOP] = "run-stop",
-        [CMD_RUN_MARK] = "run-mark",
-        [CMD_RELOAD] = "reload",
-        [CMD_IMPORT] = "import",
-        [CMD_RUN_DELETE] = "run-delete",
-        [CMD_SUBSCRIBE] = "subscribe",
+/* Every command: its name on the wire, whether it changes state (and so
+ * needs a permitted peer), and whether it turns its connection into a
+ * stream of pushed lines (ctl.c's streams: subscribe).  Its fields are in
+ * cmd_fields[] below; its handler in the daemon's requests.c (a stream's
+ * in subscribe.c). */
+static const struct {
+        const char *name;
+        bool changes_state;
+        bool stream;
+} cmds[_CMD_MAX] = {
+        [CMD_STATUS] = { "status", false, false },
+        [CMD_RUN_START] = { "run-start", true, false },
+        [CMD_RUN_STOP] = { "run-stop", true, false },
+        [CMD_RUN_MARK] = { "run-mark", true, false },
+        [CMD_RELOAD] = { "reload", true, false },
+        [CMD_IMPORT] = { "import", true, false },
+        [CMD_RUN_DELETE] = { "run-delete", true, false },
+        [CMD_SUBSCRIBE] = { "subscribe", false, true },
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd)
 {
-        return cmd < _CMD_MAX ? cmd_names[cmd] : "?";
+        return cmd < _CMD_MAX ? cmds[cmd].name : "?";
 }
 
 bool proto_cmd_changes_state(enum proto_cmd cmd)
 {
-        return cmd != CMD_STATUS && cmd != CMD_SUBSCRIBE;
+        return cmd >= _CMD_MAX || cmds[cmd].changes_state;
 }
 
 bool proto_cmd_is_stream(enum proto_cmd cmd)
 {
-        return cmd == CMD_SUBSCRIBE;
+        return cmd < _CMD_MAX && cmds[cmd].stream;
 }
 
 /* Run names: what a shell user types without quoting, not starting with
@@ -437,7 +446,7 @@ int proto_parse_request(const char *line, size_t len, struct proto_request *req,
                 return fail(ret_err, "a request needs 'cmd', a string");
         }
         for (int i = 0; i < _CMD_MAX; i++)
-                if (streq(cmd_names[i], json_string_value(cmd))) {
+                if (streq(cmds[i].name, json_string_value(cmd))) {
                         req->cmd = (enum proto_cmd)i;
                         r = parse_fields(o, req->cmd, req, ret_err);
                         goto out;
