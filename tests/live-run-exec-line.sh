@@ -13,7 +13,8 @@ command -v python3 >/dev/null || skip_all "python3 not installed"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
 TM="tmux -L scalemon-live-$$ -f /dev/null"
-trap '$TM kill-server 2>/dev/null; cleanup' EXIT
+cleanup_tmux() { $TM kill-server 2>/dev/null; }
+trap 'cleanup_tmux; cleanup' EXIT
 
 INTERVAL=200ms
 start_daemon
@@ -88,4 +89,5 @@ q=$(ctl --format json query context_switches --since "$(ns_to_when "$since")" --
         jpy 'round(sum(p["value"] for p in d["points"]) / sum(p["interval_s"] for p in d["points"]))')
 awk -v a="${rate:-0}" -v b="${q:-0}" 'BEGIN { exit !(b > 1000 && a / b > 0.9 && a / b < 1.1) }'
 ok $? "its first update shows the first second's rate: ${rate:-none}/s, query ${q:-none}/s (within 10%)"
+cleanup_tmux    # finish() drops the EXIT trap
 finish

@@ -17,7 +17,9 @@ command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not install
 
 TM="tmux -L scalemon-top-$$ -f /dev/null"
 cleanup_tmux() { $TM kill-server 2>/dev/null; }
-trap 'cleanup_tmux; cleanup' EXIT
+WLPID=
+# the ping-pong loop stops when $TMP/stop exists: on a bail-out TMP goes first
+trap 'cleanup_tmux; [ -n "$WLPID" ] && kill "$WLPID" 2>/dev/null; cleanup' EXIT
 
 INTERVAL=200ms
 start_daemon
@@ -111,7 +113,7 @@ for how in TERM INT; do
         [ "$alt" = 0 ] && [ "$cur" = 1 ]; ok $? "SIG$how: the terminal is restored (alternate_on=$alt, cursor_flag=$cur)"
 done
 
-touch "$TMP/stop"; wait "$WLPID"
+touch "$TMP/stop"; wait "$WLPID"; WLPID=
 ctl run stop >/dev/null
 stop_daemon
 
@@ -128,4 +130,5 @@ nodes=$(echo "$scr" | awk '$1 ~ /^[0-3]$/' | wc -l)
 $TM resize-window -t t -x 120 -y 300 2>/dev/null
 wait_screen 'per cpu,' 30; ok $? "a terminal with room for the CPUs unfolds"
 $TM send-keys -t t q
+cleanup_tmux    # finish() drops the EXIT trap
 finish
