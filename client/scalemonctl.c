@@ -37,6 +37,8 @@ static const struct verb {
                                    "              scalability curve across runs, with a USL fit" },
         { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter ... [-o FILE.svg|FILE.png]\n"
                                    "              charts by gnuplot; in the terminal without -o" },
+        { "top",     verb_top,     "top [--per cpu|node] [--metric M,...] [--once] [--iterations N]\n"
+                                   "              counters per CPU, refreshed every tick; keys: q m 1-4 s n space" },
         { "export",  verb_export,  "export [--since WHEN] [--until WHEN] [--tag K=V]...   (JSON on stdout)" },
         { "import",  verb_import,  "import FILE" },
 };

@@ -18,5 +18,6 @@ int verb_curve(struct ctl *ctl, int argc, char **argv);        /* curve.c */
 int verb_plot(struct ctl *ctl, int argc, char **argv);         /* plot.c */
 int verb_export(struct ctl *ctl, int argc, char **argv);       /* exchange.c */
 int verb_import(struct ctl *ctl, int argc, char **argv);       /* exchange.c */
+int verb_top(struct ctl *ctl, int argc, char **argv);          /* top.c */
 
 #endif

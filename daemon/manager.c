@@ -30,6 +30,7 @@
 #include "runs.h"
 #include "sampler.h"
 #include "store.h"
+#include "subscribe.h"
 #include "timeutil.h"
 #include "writer.h"
 
@@ -47,6 +48,7 @@ struct manager {
         struct writer *writer;
         struct retain_sched *retain;
         struct ctl_server *ctl;
+        struct subscribers *subs;          /* subscriptions: ticks pushed as they end */
         struct runs *runs;
         int64_t host_id;
         char *sysroot, *procroot;          /* "/sys" and "/proc", or a fixture tree's (tests) */
@@ -68,6 +70,7 @@ int64_t manager_host_id(struct manager *m) { return m->host_id; }
 const char *manager_sysroot(struct manager *m) { return m->sysroot; }
 const char *manager_procroot(struct manager *m) { return m->procroot; }
 int64_t manager_tick_late_max(struct manager *m) { return m->tick_late_max_ns; }
+struct subscribers *manager_subscribers(struct manager *m) { return m->subs; }
 
 static void set_status(struct manager *m)
 {
@@ -237,6 +240,14 @@ static int record_start(struct manager *m)
 static uint64_t interval_usec(const struct manager *m)
 {
         return (uint64_t)(m->conf.interval_ns / NSEC_PER_USEC);
+}
+
+/* Every tick sampled, the timer's and run boundaries': to subscribers. */
+static void on_sampled(void *userdata, const struct tick *t)
+{
+        struct manager *m = userdata;
+
+        subscribe_tick(m->subs, t, m->runs);
 }
 
 static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
@@ -418,6 +429,7 @@ struct manager *manager_free(struct manager *m)
         if (!m)
                 return NULL;
         ctl_server_free(m->ctl);
+        subscribe_free(m->subs);        /* after the streams ended */
         runs_free(m->runs);
         sd_event_source_unref(m->tick_src);
         sd_event_source_unref(m->checkpoint_src);
@@ -499,6 +511,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
         if (r < 0)
                 goto fail;
+        writer_set_tick_hook(m->writer, on_sampled, m);
         r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
@@ -524,6 +537,8 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (r < 0)
                 goto fail;
         r = ctl_server_new(m->event, m->conf.socket, requests_handle, m, &m->ctl, ret_err);
+        if (r >= 0)
+                r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);
         if (r < 0)
                 goto fail;
         set_control_group(m);

@@ -35,6 +35,7 @@ const char *manager_sysroot(struct manager *m);
 const char *manager_procroot(struct manager *m);
 int64_t manager_host_id(struct manager *m);
 int64_t manager_tick_late_max(struct manager *m);       /* the latest a tick ran after its time, ns */
+struct subscribers *manager_subscribers(struct manager *m);      /* subscribe.c: the pushed ticks */
 /* Read the configuration again (SIGHUP, the reload request).  A broken
  * one is refused (-EINVAL, *ret_err says file:line) and the running one
  * stays; only -ENOMEM is fatal. */
