@@ -1,0 +1,1466 @@
+/* explain.c - why one run differs from its siblings.
+ *
+ * Siblings: the runs named with --against, or else the other finished
+ * runs with exactly the run's tags (the group `report --group-by` would
+ * put it in with every tag as a key).
+ *
+ * 1. Context: every context key whose value in the run is not the value
+ *    of every sibling (THP, NUMA balancing, kernel, ...), said first.
+ *
+ * 2. Counters: each counter's rate over the whole run (its stored totals,
+ *    exact at the run's boundaries) against the siblings' range [min, max].
+ *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
+ *    below it, 0 inside; e is 1% of the largest of these rates, so a
+ *    counter that is 0 in the siblings counts as at most ~100x.  The
+ *    excess is measured in the counter's own spread: the pooled
+ *    within-group standard deviation of ln(rate) over the stable groups of
+ *    the database (runs with identical tags, at least two, every score with
+ *    CV <= 5% and min/max >= 0.75, as report flags HIGH VARIANCE; the run's
+ *    own group and groups holding a sibling left out):
+ *        s^2 = sum_g sum_i (ln x_gi - mean_g)^2 / sum_g (n_g - 1),
+ *    needing at least 2 degrees of freedom.  Without that, the SD of
+ *    ln(rate) across the siblings (at least two); without that, the floor.
+ *    The spread is never below SPREAD_FLOOR (2%), the resolution below
+ *    which run-to-run differences are not worth a rank: so a counter that
+ *    is noisy from run to run needs a larger excess to rank high, and one
+ *    that is perfectly steady does not win by a hair.  score = excess /
+ *    spread; counters are ranked by |score|.  With a score (--score, or
+ *    the run's first), each counter also gets its rate per unit of score
+ *    and a consistency check over the run and its siblings: do they fall
+ *    in the same order by the counter as by the score (reversed if the
+ *    counter is higher in the lower-scoring run)?  "k of n" counts the
+ *    runs whose two ranks agree.  With 2-4 runs this is a hint, not a test.
+ *
+ * 3. Time: per-tick rates of every counter, the runs aligned by time since
+ *    their start in bins of the daemon's interval.  At each offset the
+ *    run's excess over the siblings' band (as above, on that bin's rates,
+ *    e = max(1% of the 95th percentile of all bins, three of the
+ *    counter's smallest non-zero per-tick steps)) forms a series y; its
+ *    change points come from PELT (changepoint.c: noise from the MAD of
+ *    differences, floor SIGMA_FLOOR; penalty 3 ln n; segments of at least
+ *    two ticks).  A segment that is not the whole run and whose mean y is
+ *    at least ln PHASE_RATIO (the run at least twice the highest sibling,
+ *    or under half the lowest, on average there) is a departure.
+ *    Departures of different counters that overlap by at least half of the
+ *    shorter are one phase, with the bounds of its strongest counter; each
+ *    counter's ratio is the run's mean rate over the phase against the
+ *    siblings' median at the same offsets.
+ *
+ * 4. Place: for a phase, its strongest cpu counter read per CPU in the
+ *    run and each sibling over the phase's offsets; per CPU the run's
+ *    count minus the siblings' median.  The CPUs that carry the
+ *    difference are the fewest, largest first, that hold at least
+ *    PLACE_SHARE (80%) of the positive differences; nodes alike, from the
+ *    sums of their CPUs.  For the whole run, the same from the stored
+ *    per-CPU totals of the top counter.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "changepoint.h"
+#include "ctl.h"
+#include "explain.h"
+#include "proto.h"
+#include "report.h"
+#include "stats.h"
+
+#define SPREAD_FLOOR    0.02            /* ln units: 2% */
+#define SIGMA_FLOOR     0.05            /* per-tick ln-excess noise floor: 5% */
+#define PHASE_RATIO     2.0
+#define PHASE_MIN_TICKS 2
+#define PLACE_SHARE     0.8
+#define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
+#define STABLE_MINMAX   0.75
+#define SUMMARY_TOP     3
+
+static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **ret_err, int r, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        if (ret_err && vasprintf(ret_err, fmt, ap) < 0)
+                *ret_err = NULL;
+        va_end(ap);
+        return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+        if (n == 0)
+                return NAN;
+        qsort(v, n, sizeof *v, cmp_double);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool same_tags(const struct run_detail *a, const struct run_detail *b)
+{
+        if (a->ntags != b->ntags)
+                return false;
+        for (size_t i = 0; i < a->ntags; i++)   /* sorted by key */
+                if (!streq(a->tags[i].key, b->tags[i].key) || !streq(a->tags[i].value, b->tags[i].value))
+                        return false;
+        return true;
+}
+
+/* ---- loading ---- */
+
+struct ex {
+        struct store *s;
+        struct rrun *all;               /* every finished run: tags, scores, context, system totals */
+        size_t nall;
+        size_t run;                     /* index in all */
+        size_t *sib;                    /* indexes in all */
+        size_t nsib;
+        struct run_detail *full;        /* [0] the run, [1 + k] sibling k: every total */
+        const char *score;
+};
+
+static void ex_free(struct ex *e)
+{
+        report_unload(e->all, e->nall);
+        for (size_t i = 0; e->full && i <= e->nsib; i++)
+                run_detail_free(&e->full[i]);
+        free(e->full);
+        free(e->sib);
+}
+
+static const struct rrun *ex_run(const struct ex *e, size_t k)    /* 0: the run, 1 + j: sibling j */
+{
+        return &e->all[k == 0 ? e->run : e->sib[k - 1]];
+}
+
+static double score_of(const struct rrun *r, const char *key)
+{
+        const struct store_score *sc = key ? report_find_score(&r->d, key) : NULL;
+        return sc ? sc->value : NAN;
+}
+
+static int ex_load(struct ex *e, const char *name, const struct explain_opts *o, char **ret_err)
+{
+        struct run_filter f = { .since = 0, .until = INT64_MAX };
+        struct run_info *infos = NULL;
+        size_t n = 0, k = 0;
+        int r;
+
+        r = store_runs_list(e->s, &f, &infos, &n);
+        if (r < 0)
+                return fail(ret_err, r, "cannot list runs: %s", store_errmsg(e->s));
+        e->all = calloc(n + 1, sizeof *e->all);
+        if (!e->all) {
+                run_infos_free(infos, n);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                e->all[i].info = infos[i];
+        free(infos);
+        e->nall = n;
+        e->run = SIZE_MAX;
+        for (size_t i = 0; i < n; i++)
+                if (streq(e->all[i].info.name, name))
+                        e->run = i;
+        if (e->run == SIZE_MAX)
+                return fail(ret_err, -ENOENT, "no run named '%s' (see scalemonctl runs)", name);
+        if (streq(e->all[e->run].info.status, "running"))
+                return fail(ret_err, -EBUSY, "run '%s' is still running: explain it once it has stopped", name);
+        for (size_t i = 0; i < n; i++) {
+                r = store_run_detail_parts(e->s, e->all[i].info.id,
+                                           RUN_TAGS | RUN_SCORES | RUN_CONTEXT | RUN_SYSTEM_TOTALS, &e->all[i].d);
+                if (r < 0)
+                        return fail(ret_err, r, "cannot read run %s: %s", e->all[i].info.name, store_errmsg(e->s));
+                report_compute(&e->all[i]);
+        }
+
+        e->sib = calloc(n + 1, sizeof *e->sib);
+        if (!e->sib)
+                return -ENOMEM;
+        if (o->nagainst) {
+                for (size_t a = 0; a < o->nagainst; a++) {
+                        size_t i;
+                        if (streq(o->against[a], name))
+                                return fail(ret_err, -EINVAL, "--against names '%s' itself: name the runs to compare it with",
+                                            name);
+                        for (i = 0; i < n && !streq(e->all[i].info.name, o->against[a]); i++)
+                                ;
+                        if (i == n)
+                                return fail(ret_err, -ENOENT, "--against: no run named '%s' (see scalemonctl runs)",
+                                            o->against[a]);
+                        if (streq(e->all[i].info.status, "running"))
+                                return fail(ret_err, -EBUSY, "--against: run '%s' is still running", o->against[a]);
+                        for (k = 0; k < e->nsib && e->sib[k] != i; k++)
+                                ;
+                        if (k == e->nsib)
+                                e->sib[e->nsib++] = i;
+                }
+        } else {
+                const struct run_detail *d = &e->all[e->run].d;
+                char tags[512];
+                for (size_t i = 0; d->ntags && i < n; i++)
+                        if (i != e->run && !streq(e->all[i].info.status, "running") && same_tags(d, &e->all[i].d) &&
+                            e->nsib < EXPLAIN_MAX_AGAINST)      /* a big group: its first runs */
+                                e->sib[e->nsib++] = i;
+                if (e->nsib == 0) {
+                        format_kvs(tags, sizeof tags, d->tags, d->ntags);
+                        if (d->ntags == 0)
+                                return fail(ret_err, -ENODATA,
+                                            "run '%s' has no tags, so no group: name the runs to compare it with, "
+                                            "--against RUN[,RUN...]", name);
+                        return fail(ret_err, -ENODATA,
+                                    "run '%s' has no siblings: no other finished run has its tags (%s); name the "
+                                    "runs to compare it with, --against RUN[,RUN...]", name, tags);
+                }
+        }
+
+        /* the score: given, or the run's first */
+        e->score = o->score;
+        if (!e->score && e->all[e->run].d.nscores)
+                e->score = e->all[e->run].d.scores[0].key;
+
+        /* every total (per CPU and node too) of the run and its siblings */
+        e->full = calloc(e->nsib + 1, sizeof *e->full);
+        if (!e->full)
+                return -ENOMEM;
+        for (size_t j = 0; j <= e->nsib; j++) {
+                r = store_run_detail_parts(e->s, ex_run(e, j)->info.id, RUN_TOTALS, &e->full[j]);
+                if (r < 0)
+                        return fail(ret_err, r, "cannot read run %s: %s", ex_run(e, j)->info.name, store_errmsg(e->s));
+        }
+        return 0;
+}
+
+/* ---- 1. context ---- */
+
+static int do_context(struct ex *e, struct explain_result *res)
+{
+        const struct run_detail *rd = &ex_run(e, 0)->d;
+        /* keys of the run, then keys only siblings have */
+        for (size_t j = 0; j <= e->nsib; j++) {
+                const struct run_detail *d = &ex_run(e, j)->d;
+                for (size_t c = 0; c < d->ncontext; c++) {
+                        const char *key = d->context[c].key, *rv = report_context_value(rd, key);
+                        bool differs = false, seen = false;
+                        struct explain_ctx *x;
+
+                        if (streq(key, "metrics_unavailable"))
+                                continue;       /* said per counter */
+                        for (size_t i = 0; i < res->nctx; i++)
+                                seen |= streq(res->ctx[i].key, key);
+                        if (seen || (j > 0 && rv))
+                                continue;
+                        for (size_t k = 1; k <= e->nsib && !differs; k++) {
+                                const char *v = report_context_value(&ex_run(e, k)->d, key);
+                                differs = !v || !rv || !streq(v, rv);
+                        }
+                        if (!differs)
+                                continue;
+                        x = realloc(res->ctx, (res->nctx + 1) * sizeof *x);
+                        if (!x)
+                                return -ENOMEM;
+                        res->ctx = x;
+                        x = &res->ctx[res->nctx++];
+                        x->key = strdup(key);
+                        x->run = rv ? strdup(rv) : NULL;
+                        x->sib = calloc(e->nsib + 1, sizeof *x->sib);
+                        if (!x->key || !x->sib)
+                                return -ENOMEM;
+                        for (size_t k = 1; k <= e->nsib; k++) {
+                                const char *v = report_context_value(&ex_run(e, k)->d, key);
+                                x->sib[k - 1] = v ? strdup(v) : NULL;
+                        }
+                }
+        }
+        return 0;
+}
+
+/* ---- 2. counters ---- */
+
+/* Pooled within-group SD of ln(rate) of metric m over the stable groups;
+ * groups[] holds each run's group number (-1: not in a stable group). */
+static bool pooled_spread(const struct ex *e, const int *group, int ngroups, int m, double *ret)
+{
+        double ss = 0;
+        size_t df = 0;
+
+        for (int g = 0; g < ngroups; g++) {
+                double sum = 0, mx = 0, mean;
+                size_t n = 0;
+                for (size_t i = 0; i < e->nall; i++)
+                        if (group[i] == g && e->all[i].m[m].have)
+                                mx = fmax(mx, e->all[i].m[m].per_s);
+                if (!(mx > 0))
+                        continue;
+                for (size_t i = 0; i < e->nall; i++)
+                        if (group[i] == g && e->all[i].m[m].have) {
+                                sum += log(e->all[i].m[m].per_s + 0.01 * mx);
+                                n++;
+                        }
+                if (n < 2)
+                        continue;
+                mean = sum / (double)n;
+                for (size_t i = 0; i < e->nall; i++)
+                        if (group[i] == g && e->all[i].m[m].have) {
+                                double d = log(e->all[i].m[m].per_s + 0.01 * mx) - mean;
+                                ss += d * d;
+                        }
+                df += n - 1;
+        }
+        if (df < 2)
+                return false;
+        *ret = sqrt(ss / (double)df);
+        return true;
+}
+
+/* Group the runs by identical tags; a group is stable when it has two or
+ * more runs, scores, and every score within report's variance limits.
+ * Left out: the run's group and any group with a sibling in it. */
+static int stable_groups(const struct ex *e, int *group, int *ret_n)
+{
+        int ng = 0;
+        int *lead = calloc(e->nall + 1, sizeof *lead);  /* run index that leads group g */
+        if (!lead)
+                return -ENOMEM;
+        for (size_t i = 0; i < e->nall; i++) {
+                int g;
+                group[i] = -1;
+                if (streq(e->all[i].info.status, "running") || e->all[i].d.ntags == 0)
+                        continue;
+                for (g = 0; g < ng && !same_tags(&e->all[lead[g]].d, &e->all[i].d); g++)
+                        ;
+                if (g == ng)
+                        lead[ng++] = (int)i;
+                group[i] = g;
+        }
+        for (int g = 0; g < ng; g++) {
+                bool ok = true;
+                size_t n = 0;
+                const struct rrun *l = &e->all[lead[g]];
+                for (size_t i = 0; i < e->nall; i++)
+                        if (group[i] == g) {
+                                n++;
+                                for (size_t k = 0; k <= e->nsib; k++)
+                                        ok &= ex_run(e, k) != &e->all[i];
+                        }
+                ok &= n >= 2 && l->d.nscores > 0;
+                for (size_t s = 0; ok && s < l->d.nscores; s++) {
+                        double *v = calloc(n, sizeof *v);
+                        struct summary sm;
+                        size_t k = 0;
+                        if (!v) {
+                                free(lead);
+                                return -ENOMEM;
+                        }
+                        for (size_t i = 0; i < e->nall; i++)
+                                if (group[i] == g && !isnan(score_of(&e->all[i], l->d.scores[s].key)))
+                                        v[k++] = score_of(&e->all[i], l->d.scores[s].key);
+                        if (k < 2 || stats_summary(v, k, &sm) < 0 || (sm.has_cv && sm.cv > STABLE_CV) ||
+                            (sm.max > 0 && sm.min / sm.max < STABLE_MINMAX))
+                                ok = false;
+                        free(v);
+                }
+                if (!ok)
+                        for (size_t i = 0; i < e->nall; i++)
+                                if (group[i] == g)
+                                        group[i] = -1 - g - 1;  /* not stable: < -1, keeps numbering */
+        }
+        for (size_t i = 0; i < e->nall; i++)
+                if (group[i] < 0)
+                        group[i] = -1;
+        free(lead);
+        *ret_n = ng;
+        return 0;
+}
+
+/* Ranks (1 = smallest; ties share the mean rank) of x[0..n). */
+static void ranks(const double *x, size_t n, double *rk)
+{
+        for (size_t i = 0; i < n; i++) {
+                size_t less = 0, eq = 0;
+                for (size_t j = 0; j < n; j++) {
+                        less += x[j] < x[i];
+                        eq += x[j] == x[i];
+                }
+                rk[i] = (double)less + ((double)eq + 1) / 2;
+        }
+}
+
+static void consistency(const struct ex *e, struct explain_counter *c)
+{
+        double x[EXPLAIN_MAX_AGAINST + 1], y[EXPLAIN_MAX_AGAINST + 1], rx[EXPLAIN_MAX_AGAINST + 1],
+                ry[EXPLAIN_MAX_AGAINST + 1], med[EXPLAIN_MAX_AGAINST + 1], rs;
+        size_t n = 0, nm = 0;
+
+        c->consistent = -1;
+        rs = score_of(ex_run(e, 0), e->score);
+        if (isnan(rs))
+                return;
+        for (size_t k = 0; k <= e->nsib && n <= EXPLAIN_MAX_AGAINST; k++) {
+                const struct rrun *r = ex_run(e, k);
+                double sc = score_of(r, e->score);
+                if (isnan(sc) || !r->m[c->metric].have)
+                        continue;
+                x[n] = r->m[c->metric].per_s;
+                y[n] = sc;
+                if (k > 0)
+                        med[nm++] = sc;
+                n++;
+        }
+        if (n < 2 || nm == 0)
+                return;
+        /* the direction the run shows: above the range with a score below
+         * the siblings' median is "more of it, lower score" */
+        c->direction = ((c->excess >= 0) == (rs < median_of(med, nm))) ? -1 : 1;
+        ranks(x, n, rx);
+        ranks(y, n, ry);
+        c->agree = 0;
+        for (size_t i = 0; i < n; i++)
+                c->agree += c->direction < 0 ? rx[i] == (double)n + 1 - ry[i] : rx[i] == ry[i];
+        c->nruns = n;
+        c->consistent = c->agree == n;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+        const struct explain_counter *x = a, *y = b;
+        if (fabs(x->score) != fabs(y->score))
+                return fabs(x->score) > fabs(y->score) ? -1 : 1;
+        if (fabs(x->excess) != fabs(y->excess))
+                return fabs(x->excess) > fabs(y->excess) ? -1 : 1;
+        return (int)x->metric - (int)y->metric;
+}
+
+static int do_counters(struct ex *e, struct explain_result *res)
+{
+        _cleanup_free_ int *group = calloc(e->nall + 1, sizeof *group);
+        int ng = 0, r;
+        size_t nfrom[3] = { 0 };
+
+        if (!group)
+                return -ENOMEM;
+        r = stable_groups(e, group, &ng);
+        if (r < 0)
+                return r;
+        res->counters = calloc(_M_MAX, sizeof *res->counters);
+        if (!res->counters)
+                return -ENOMEM;
+        for (int m = 0; m < _M_MAX; m++) {
+                const struct rrun *run = ex_run(e, 0);
+                struct explain_counter *c = &res->counters[res->ncounters];
+                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp;
+                double sibl[EXPLAIN_MAX_AGAINST];
+                size_t ns = 0, nps = 0;
+                bool nonzero = run->m[m].have && run->m[m].per_s != 0;
+
+                if (!run->m[m].have)
+                        continue;
+                for (size_t k = 1; k <= e->nsib; k++) {
+                        const struct rrun *s = ex_run(e, k);
+                        double sc = score_of(s, e->score);
+                        if (!s->m[m].have)
+                                continue;
+                        lo = fmin(lo, s->m[m].per_s);
+                        hi = fmax(hi, s->m[m].per_s);
+                        sibl[ns++] = s->m[m].per_s;
+                        nonzero |= s->m[m].per_s != 0;
+                        if (!isnan(sc) && sc != 0) {
+                                plo = fmin(plo, s->m[m].total / sc);
+                                phi = fmax(phi, s->m[m].total / sc);
+                                nps++;
+                        }
+                }
+                if (ns == 0 || !nonzero)
+                        continue;
+                memset(c, 0, sizeof *c);
+                c->metric = (enum metric_id)m;
+                c->run_rate = run->m[m].per_s;
+                c->sib_min = lo;
+                c->sib_max = hi;
+                if (nps && !isnan(res->run_score) && res->run_score != 0) {
+                        c->has_per_score = true;
+                        c->run_per_score = run->m[m].total / res->run_score;
+                        c->sib_ps_min = plo;
+                        c->sib_ps_max = phi;
+                }
+                top = fmax(c->run_rate, hi);
+                eps = 0.01 * top;
+                c->excess = c->run_rate > hi   ? log((c->run_rate + eps) / (hi + eps))
+                            : c->run_rate < lo ? log((c->run_rate + eps) / (lo + eps))
+                                               : 0;
+                if (pooled_spread(e, group, ng, m, &sp)) {
+                        c->spread_from = "stable groups";
+                        nfrom[0]++;
+                } else if (ns >= 2) {
+                        double mean = 0, ss = 0;
+                        for (size_t i = 0; i < ns; i++)
+                                mean += log(sibl[i] + eps) / (double)ns;
+                        for (size_t i = 0; i < ns; i++)
+                                ss += (log(sibl[i] + eps) - mean) * (log(sibl[i] + eps) - mean);
+                        sp = sqrt(ss / (double)(ns - 1));
+                        c->spread_from = "siblings";
+                        nfrom[1]++;
+                } else {
+                        sp = 0;
+                        c->spread_from = "floor";
+                        nfrom[2]++;
+                }
+                if (!(sp >= SPREAD_FLOOR)) {
+                        sp = SPREAD_FLOOR;
+                        if (!streq(c->spread_from, "stable groups"))
+                                c->spread_from = "floor";
+                }
+                c->spread = sp;
+                c->score = c->excess / sp;
+                consistency(e, c);
+                res->ncounters++;
+        }
+        qsort(res->counters, res->ncounters, sizeof *res->counters, cmp_counter);
+        res->spread_note = nfrom[0] ? "spreads from the stable groups of the database"
+                           : nfrom[1] ? "no stable groups with these counters: spreads from the siblings themselves"
+                                      : "no stable groups and too few siblings: spreads at the 2% floor";
+        return 0;
+}
+
+/* ---- 4. place ---- */
+
+/* The fewest locations, largest first, holding PLACE_SHARE of the
+ * positive differences d[0..n); ascending in *ret. */
+static int carriers(const double *d, size_t n, int **ret, size_t *ret_n)
+{
+        _cleanup_free_ double *v = malloc((n + 1) * sizeof *v);
+        int *out = calloc(n + 1, sizeof *out);
+        double total = 0, got = 0;
+        size_t k = 0;
+
+        if (!v || !out) {
+                free(out);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                total += d[i] > 0 ? d[i] : 0;
+        *ret = out;
+        *ret_n = 0;
+        if (!(total > 0))
+                return 0;
+        memcpy(v, d, n * sizeof *v);
+        qsort(v, n, sizeof *v, cmp_double);
+        /* the threshold value: walk from the largest */
+        for (size_t i = n; i-- > 0 && got < PLACE_SHARE * total;) {
+                got += v[i];
+                for (size_t c = 0; c < n; c++)
+                        if (d[c] == v[i]) {
+                                bool dup = false;
+                                for (size_t j = 0; j < k; j++)
+                                        dup |= out[j] == (int)c;
+                                if (!dup) {
+                                        out[k++] = (int)c;
+                                        break;
+                                }
+                        }
+        }
+        /* ascending */
+        for (size_t i = 1; i < k; i++)
+                for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+                        int t = out[j];
+                        out[j] = out[j - 1];
+                        out[j - 1] = t;
+                }
+        *ret_n = k;
+        return 0;
+}
+
+/* CPU differences d[0..ncpu) (run minus siblings' median, sign set so
+ * that positive is "more like the run's departure") into CPUs and nodes. */
+static int place_from(struct store *s, const double *d, int ncpu, int **cpus, size_t *ncpus, int **nodes,
+                      size_t *nnodes)
+{
+        _cleanup_free_ int *node = NULL;
+        _cleanup_free_ double *nd = NULL;
+        int nn = 0, maxnode = -1, r;
+
+        r = carriers(d, (size_t)ncpu, cpus, ncpus);
+        if (r < 0)
+                return r;
+        if (store_topology_get(s, &node, NULL, &nn) < 0)
+                nn = 0;
+        for (int c = 0; c < nn && c < ncpu; c++)
+                maxnode = node[c] > maxnode ? node[c] : maxnode;
+        nd = calloc((size_t)maxnode + 2, sizeof *nd);
+        if (!nd)
+                return -ENOMEM;
+        for (int c = 0; c < nn && c < ncpu; c++)
+                if (node[c] >= 0)
+                        nd[node[c]] += d[c];
+        if (maxnode < 0) {
+                *nodes = calloc(1, sizeof **nodes);
+                *nnodes = 0;
+                return *nodes ? 0 : -ENOMEM;
+        }
+        return carriers(nd, (size_t)maxnode + 1, nodes, nnodes);
+}
+
+static int whole_run_place(struct ex *e, struct explain_result *res)
+{
+        _cleanup_free_ double *d = NULL, *sibv = NULL;
+        int m = -1, ncpu = 0;
+        double sign;
+
+        res->place_metric = -1;
+        for (size_t i = 0; i < res->ncounters && m < 0; i++)
+                if (metric_table[res->counters[i].metric].scope == SCOPE_CPU && res->counters[i].excess != 0)
+                        m = (int)res->counters[i].metric;
+        if (m < 0)
+                return 0;
+        sign = 1;
+        for (size_t i = 0; i < res->ncounters; i++)
+                if ((int)res->counters[i].metric == m)
+                        sign = res->counters[i].excess > 0 ? 1 : -1;
+        for (size_t k = 0; k <= e->nsib; k++)
+                for (size_t t = 0; t < e->full[k].ntotals; t++)
+                        if (e->full[k].totals[t].level == LEVEL_CPU && e->full[k].totals[t].loc >= ncpu &&
+                            streq(e->full[k].totals[t].metric, metric_table[m].name))
+                                ncpu = e->full[k].totals[t].loc + 1;
+        if (ncpu == 0)
+                return 0;
+        d = calloc((size_t)ncpu, sizeof *d);
+        sibv = calloc((size_t)ncpu * (e->nsib + 1), sizeof *sibv);
+        if (!d || !sibv)
+                return -ENOMEM;
+        /* per-second rates per CPU: run in d, siblings in sibv[c * nsib + j] */
+        for (size_t k = 0; k <= e->nsib; k++) {
+                double dur = ex_run(e, k)->dur;
+                for (size_t t = 0; t < e->full[k].ntotals; t++) {
+                        const struct store_total *tt = &e->full[k].totals[t];
+                        if (tt->level != LEVEL_CPU || tt->loc >= ncpu || !streq(tt->metric, metric_table[m].name))
+                                continue;
+                        if (k == 0)
+                                d[tt->loc] = dur > 0 ? tt->value / dur : 0;
+                        else
+                                sibv[(size_t)tt->loc * e->nsib + k - 1] = dur > 0 ? tt->value / dur : 0;
+                }
+        }
+        for (int c = 0; c < ncpu; c++)
+                d[c] = sign * (d[c] - median_of(sibv + (size_t)c * e->nsib, e->nsib));
+        res->place_metric = m;
+        return place_from(e->s, d, ncpu, &res->cpus, &res->ncpus, &res->nodes, &res->nnodes);
+}
+
+/* ---- 3. time ---- */
+
+struct binned {
+        double *v;              /* rate per second per bin; NAN: no tick */
+        size_t n;
+};
+
+/* The run's series of metric m in bins of iv from its start. */
+static int bin_series(struct store *s, int m, const struct rrun *r, int64_t iv, size_t nbins, struct binned *out,
+                      double *quantum)
+{
+        _cleanup_free_ struct series_point *pts = NULL;
+        _cleanup_free_ double *dur = NULL;
+        size_t n = 0;
+        int64_t end = r->info.end;
+        int k;
+
+        out->n = nbins;
+        out->v = calloc(nbins + 1, sizeof *out->v);
+        dur = calloc(nbins + 1, sizeof *dur);
+        if (!out->v || !dur)
+                return -ENOMEM;
+        k = store_series(s, metric_table[m].name, SERIES_ALL, 0, r->info.start, end, 0, &pts, &n);
+        if (k < 0)
+                return k;
+        for (size_t i = 0; i < n; i++) {
+                int64_t off = pts[i].t_ns - r->info.start;
+                size_t b;
+                if (off < 0 || pts[i].not_counted)
+                        continue;
+                b = (size_t)(off / iv);
+                if (b >= nbins)
+                        continue;
+                out->v[b] += pts[i].value;
+                dur[b] += (double)pts[i].dur_ns / 1e9;
+                if (pts[i].value > 0 && (pts[i].value < *quantum || *quantum == 0))
+                        *quantum = pts[i].value;
+        }
+        for (size_t b = 0; b < nbins; b++)
+                out->v[b] = dur[b] > 0 ? out->v[b] / dur[b] : NAN;
+        return 0;
+}
+
+struct window {
+        int metric;
+        size_t a, b;            /* bins [a, b) */
+        double mu;              /* mean ln excess */
+        bool used;
+};
+
+/* ratio of the run's mean rate over [a, b) to the siblings' median there */
+static double window_ratio(const struct binned *run, struct binned *sib, size_t nsib, size_t a, size_t b, double eps)
+{
+        double sr = 0, sm = 0, tmp[EXPLAIN_MAX_AGAINST];
+        for (size_t t = a; t < b; t++) {
+                size_t k = 0;
+                if (isnan(run->v[t]))
+                        continue;
+                for (size_t j = 0; j < nsib; j++)
+                        if (!isnan(sib[j].v[t]))
+                                tmp[k++] = sib[j].v[t];
+                if (k == 0)
+                        continue;
+                sr += run->v[t];
+                sm += median_of(tmp, k);
+        }
+        return (sr + eps * (double)(b - a)) / (sm + eps * (double)(b - a));
+}
+
+static int cmp_window(const void *a, const void *b)
+{
+        const struct window *x = a, *y = b;
+        return fabs(x->mu) > fabs(y->mu) ? -1 : fabs(x->mu) < fabs(y->mu);
+}
+
+static int cmp_phase(const void *a, const void *b)
+{
+        const struct explain_phase *x = a, *y = b;
+        return x->start_s < y->start_s ? -1 : x->start_s > y->start_s;
+}
+
+static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign, int64_t iv, size_t a, size_t b)
+{
+        _cleanup_free_ double *d = NULL, *sibv = NULL;
+        int ncpu = 0, r;
+
+        {
+                _cleanup_free_ int *node = NULL;
+                if (store_topology_get(e->s, &node, NULL, &ncpu) < 0 || ncpu <= 0)
+                        return 0;
+        }
+        d = calloc((size_t)ncpu, sizeof *d);
+        sibv = calloc((size_t)ncpu * (e->nsib + 1), sizeof *sibv);
+        if (!d || !sibv)
+                return -ENOMEM;
+        for (size_t k = 0; k <= e->nsib; k++) {
+                const struct rrun *rr = ex_run(e, k);
+                struct series_point **pts = NULL;
+                size_t n = 0;
+                if (rr->info.start_tick == 0)
+                        continue;
+                r = store_series_cpus(e->s, metric_table[m].name, ncpu, rr->info.start + (int64_t)a * iv,
+                                      rr->info.start + (int64_t)b * iv, 0, &pts, &n);
+                if (r < 0)
+                        return r;
+                for (int c = 0; c < ncpu; c++) {
+                        double sum = 0, dur = 0;
+                        for (size_t i = 0; i < n; i++)
+                                if (!pts[c][i].not_counted) {
+                                        sum += pts[c][i].value;
+                                        dur += (double)pts[c][i].dur_ns / 1e9;
+                                }
+                        if (k == 0)
+                                d[c] = dur > 0 ? sum / dur : 0;
+                        else
+                                sibv[(size_t)c * e->nsib + k - 1] = dur > 0 ? sum / dur : 0;
+                        free(pts[c]);
+                }
+                free(pts);
+        }
+        for (int c = 0; c < ncpu; c++)
+                d[c] = sign * (d[c] - median_of(sibv + (size_t)c * e->nsib, e->nsib));
+        p->place_metric = m;
+        return place_from(e->s, d, ncpu, &p->cpus, &p->ncpus, &p->nodes, &p->nnodes);
+}
+
+static int do_time(struct ex *e, struct explain_result *res)
+{
+        const struct rrun *run = ex_run(e, 0);
+        struct binned rb = { 0 }, sb[EXPLAIN_MAX_AGAINST] = { { 0 } };
+        struct window *w = NULL;
+        size_t nw = 0, nbins, nsibs = 0, sibidx[EXPLAIN_MAX_AGAINST];
+        double eps_of[_M_MAX];
+        int64_t iv = 0;
+        int r = 0;
+
+        if (run->info.start_tick == 0 || run->info.imported) {
+                snprintf(res->phases_why, sizeof res->phases_why,
+                         "no per-tick samples for this run here (imported runs carry their totals only)");
+                return 0;
+        }
+        for (size_t k = 1; k <= e->nsib; k++)
+                if (ex_run(e, k)->info.start_tick != 0 && !ex_run(e, k)->info.imported)
+                        sibidx[nsibs++] = k;
+        if (nsibs == 0) {
+                snprintf(res->phases_why, sizeof res->phases_why,
+                         "no per-tick samples for its siblings here (imported runs carry their totals only)");
+                return 0;
+        }
+        if (store_meta_get_int(e->s, "interval_ns", &iv) < 0 || iv <= 0) {
+                snprintf(res->phases_why, sizeof res->phases_why, "the database does not record the sampling interval");
+                return 0;
+        }
+        nbins = (size_t)((run->info.end - run->info.start + iv - 1) / iv);
+        if (nbins < 2 * PHASE_MIN_TICKS) {
+                snprintf(res->phases_why, sizeof res->phases_why, "the run is too short for phases (%zu ticks)", nbins);
+                return 0;
+        }
+        res->tick_s = (double)iv / 1e9;
+        res->have_series = true;
+
+        for (size_t ci = 0; ci < res->ncounters; ci++) {
+                int m = (int)res->counters[ci].metric;
+                double quantum = 0, eps, *y = NULL, *all = NULL;
+                size_t nall = 0, *cp = NULL, ncp = 0, len = nbins;
+                struct cp_opts co = { .sigma_min = SIGMA_FLOOR, .min_seg = PHASE_MIN_TICKS };
+
+                r = bin_series(e->s, m, run, iv, nbins, &rb, &quantum);
+                for (size_t j = 0; r >= 0 && j < nsibs; j++)
+                        r = bin_series(e->s, m, ex_run(e, sibidx[j]), iv, nbins, &sb[j], &quantum);
+                if (r < 0)
+                        goto next;
+                /* offsets covered by the run and a sibling: up to the last one */
+                while (len > 0) {
+                        bool any = false;
+                        for (size_t j = 0; j < nsibs; j++)
+                                any |= !isnan(sb[j].v[len - 1]);
+                        if (any && !isnan(rb.v[len - 1]))
+                                break;
+                        len--;
+                }
+                y = calloc(len + 1, sizeof *y);
+                all = calloc((len + 1) * (nsibs + 1), sizeof *all);
+                if (!y || !all) {
+                        r = -ENOMEM;
+                        goto next;
+                }
+                for (size_t t = 0; t < len; t++)
+                        for (size_t j = 0; j <= nsibs; j++) {
+                                double v = j == 0 ? rb.v[t] : sb[j - 1].v[t];
+                                if (!isnan(v))
+                                        all[nall++] = v;
+                        }
+                qsort(all, nall, sizeof *all, cmp_double);
+                eps = fmax(nall ? 0.01 * all[(size_t)(0.95 * (double)(nall - 1))] : 0, 3 * quantum / res->tick_s);
+                if (!(eps > 0))
+                        goto next;      /* zero everywhere */
+                eps_of[m] = eps;
+                for (size_t t = 0; t < len; t++) {
+                        double lo = INFINITY, hi = -INFINITY, prev = t ? y[t - 1] : 0;
+                        size_t k = 0;
+                        for (size_t j = 0; j < nsibs; j++)
+                                if (!isnan(sb[j].v[t])) {
+                                        lo = fmin(lo, sb[j].v[t]);
+                                        hi = fmax(hi, sb[j].v[t]);
+                                        k++;
+                                }
+                        if (k == 0 || isnan(rb.v[t])) {
+                                y[t] = prev;    /* a gap: carry the last level */
+                                continue;
+                        }
+                        y[t] = rb.v[t] > hi   ? log((rb.v[t] + eps) / (hi + eps))
+                               : rb.v[t] < lo ? log((rb.v[t] + eps) / (lo + eps))
+                                              : 0;
+                }
+                r = cp_pelt(y, len, &co, &cp, &ncp);
+                if (r < 0 || ncp == 0)
+                        goto next;
+                for (size_t s = 0; s <= ncp; s++) {
+                        size_t a = s == 0 ? 0 : cp[s - 1], b = s == ncp ? len : cp[s];
+                        double mu = 0;
+                        struct window *nwp;
+                        for (size_t t = a; t < b; t++)
+                                mu += y[t] / (double)(b - a);
+                        if (fabs(mu) < log(PHASE_RATIO))
+                                continue;
+                        nwp = realloc(w, (nw + 1) * sizeof *w);
+                        if (!nwp) {
+                                r = -ENOMEM;
+                                goto next;
+                        }
+                        w = nwp;
+                        w[nw++] = (struct window){ .metric = m, .a = a, .b = b, .mu = mu };
+                }
+        next:
+                free(y);
+                free(all);
+                free(cp);
+                free(rb.v);
+                rb.v = NULL;
+                for (size_t j = 0; j < nsibs; j++) {
+                        free(sb[j].v);
+                        sb[j].v = NULL;
+                }
+                if (r < 0) {
+                        free(w);
+                        return r;
+                }
+        }
+
+        /* windows into phases: strongest first, others join when they
+         * overlap it by half of the shorter */
+        if (nw)
+                qsort(w, nw, sizeof *w, cmp_window);
+        for (size_t i = 0; i < nw; i++) {
+                struct explain_phase *p;
+                size_t a = w[i].a, b = w[i].b;
+
+                if (w[i].used)
+                        continue;
+                p = realloc(res->phases, (res->nphases + 1) * sizeof *p);
+                if (!p) {
+                        free(w);
+                        return -ENOMEM;
+                }
+                res->phases = p;
+                p = &res->phases[res->nphases++];
+                memset(p, 0, sizeof *p);
+                p->place_metric = -1;
+                p->start_s = (double)a * res->tick_s;
+                p->dur_s = (double)(b - a) * res->tick_s;
+                for (size_t j = i; j < nw; j++) {
+                        size_t lo = w[j].a > a ? w[j].a : a, hi = w[j].b < b ? w[j].b : b,
+                               shorter = (w[j].b - w[j].a) < (b - a) ? (w[j].b - w[j].a) : (b - a);
+                        bool dup = false;
+                        if (w[j].used || hi <= lo || 2 * (hi - lo) < shorter)
+                                continue;
+                        w[j].used = true;
+                        for (size_t q = 0; q < p->nm; q++)
+                                dup |= (int)p->m[q].metric == w[j].metric;
+                        if (dup || p->nm == EXPLAIN_PHASE_METRICS)
+                                continue;
+                        p->m[p->nm++] = (struct explain_phase_metric){ .metric = (enum metric_id)w[j].metric };
+                }
+        }
+        /* ratios over each phase, and its place */
+        for (size_t i = 0; i < res->nphases; i++) {
+                struct explain_phase *p = &res->phases[i];
+                size_t a = (size_t)llround(p->start_s / res->tick_s), b = a + (size_t)llround(p->dur_s / res->tick_s);
+                int place_m = -1;
+                double place_sign = 1;
+                for (size_t q = 0; q < p->nm; q++) {
+                        int m = (int)p->m[q].metric;
+                        double quantum = 0;
+                        r = bin_series(e->s, m, run, iv, nbins, &rb, &quantum);
+                        for (size_t j = 0; r >= 0 && j < nsibs; j++)
+                                r = bin_series(e->s, m, ex_run(e, sibidx[j]), iv, nbins, &sb[j], &quantum);
+                        if (r >= 0)
+                                p->m[q].ratio = window_ratio(&rb, sb, nsibs, a, b < nbins ? b : nbins, eps_of[m]);
+                        free(rb.v);
+                        rb.v = NULL;
+                        for (size_t j = 0; j < nsibs; j++) {
+                                free(sb[j].v);
+                                sb[j].v = NULL;
+                        }
+                        if (r < 0) {
+                                free(w);
+                                return r;
+                        }
+                        if (place_m < 0 && metric_table[m].scope == SCOPE_CPU) {
+                                place_m = m;
+                                place_sign = p->m[q].ratio >= 1 ? 1 : -1;
+                        }
+                }
+                if (place_m >= 0) {
+                        r = phase_place(e, p, place_m, place_sign, iv, a, b);
+                        if (r < 0) {
+                                free(w);
+                                return r;
+                        }
+                }
+        }
+        free(w);
+        if (res->nphases > 1)
+                qsort(res->phases, res->nphases, sizeof *res->phases, cmp_phase);
+        return 0;
+}
+
+/* ---- summary ---- */
+
+static void fmt_secs(double s, char *buf, size_t len)
+{
+        if (s < 60)
+                snprintf(buf, len, "%.*fs", s < 10 ? 1 : 0, s);
+        else if (s < 3600)
+                snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+        else
+                snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void fmt_ratio(double r, char *buf, size_t len)
+{
+        if (r >= 10)
+                snprintf(buf, len, "%.0fx", r);
+        else if (r >= 0.1)
+                snprintf(buf, len, "%.1fx", r);
+        else
+                snprintf(buf, len, "%.2gx", r);
+}
+
+void explain_format_cpus(const int *c, size_t n, char *buf, size_t len)
+{
+        size_t o = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < n;) {
+                size_t j = i;
+                while (j + 1 < n && c[j + 1] == c[j] + 1)
+                        j++;
+                if (j > i)
+                        strbuf_appendf(buf, len, &o, "%s%d-%d", o ? "," : "", c[i], c[j]);
+                else
+                        strbuf_appendf(buf, len, &o, "%s%d", o ? "," : "", c[i]);
+                i = j + 1;
+        }
+}
+
+static void place_text(char *buf, size_t len, size_t *o, const int *cpus, size_t ncpus, const int *nodes,
+                       size_t nnodes)
+{
+        char c[256], n[128];
+        if (ncpus == 0)
+                return;
+        explain_format_cpus(cpus, ncpus, c, sizeof c);
+        explain_format_cpus(nodes, nnodes, n, sizeof n);
+        strbuf_appendf(buf, len, o, " on CPU%s %s", ncpus > 1 ? "s" : "", c);
+        if (nnodes)
+                strbuf_appendf(buf, len, o, " (node%s %s)", nnodes > 1 ? "s" : "", n);
+}
+
+static int build_summary(const struct explain_result *res, char **ret)
+{
+        size_t len = 8192, o = 0, shown = 0;
+        char *b = malloc(len), t1[32], t2[32];
+
+        if (!b)
+                return -ENOMEM;
+        b[0] = 0;
+        if (res->nctx) {
+                strbuf_appendf(b, len, &o, "Context differs from its siblings:");
+                for (size_t i = 0; i < res->nctx; i++) {
+                        const struct explain_ctx *x = &res->ctx[i];
+                        strbuf_appendf(b, len, &o, "%s %s is %s%s%s here,", i ? ";" : "", x->key, x->run ? "'" : "",
+                                       x->run ? x->run : "not recorded", x->run ? "'" : "");
+                        for (size_t k = 0; k < res->nsib; k++) {
+                                bool first = true;
+                                for (size_t j = 0; j < k; j++)
+                                        first &= !(x->sib[j] && x->sib[k] ? streq(x->sib[j], x->sib[k])
+                                                                            : x->sib[j] == x->sib[k]);
+                                if (first)
+                                        strbuf_appendf(b, len, &o, "%s %s%s%s", k ? " or" : "", x->sib[k] ? "'" : "",
+                                                       x->sib[k] ? x->sib[k] : "not recorded", x->sib[k] ? "'" : "");
+                        }
+                        strbuf_appendf(b, len, &o, " in the siblings");
+                }
+                strbuf_appendf(b, len, &o, ". ");
+        }
+        strbuf_appendf(b, len, &o, "Against its %zu sibling%s (", res->nsib, res->nsib == 1 ? "" : "s");
+        for (size_t k = 0; k < res->nsib && k < 4; k++)
+                strbuf_appendf(b, len, &o, "%s%s", k ? ", " : "", res->siblings[k]);
+        strbuf_appendf(b, len, &o, "%s)", res->nsib > 4 ? ", ..." : "");
+        for (size_t i = 0; i < res->ncounters && shown < SUMMARY_TOP; i++) {
+                const struct explain_counter *c = &res->counters[i];
+                if (c->excess == 0 || fabs(c->score) < 1)
+                        break;
+                fmt_ratio(exp(fabs(c->excess)), t1, sizeof t1);
+                strbuf_appendf(b, len, &o, "%s %s is %s %s their range (%.1f spreads)",
+                               shown == 0 ? "," : shown + 1 == SUMMARY_TOP || i + 1 == res->ncounters ? ", and" : ",",
+                               metric_table[c->metric].name, t1, c->excess > 0 ? "above" : "below", fabs(c->score));
+                shown++;
+        }
+        if (shown == 0)
+                strbuf_appendf(b, len, &o, ", no counter lies clearly outside their range.");
+        else {
+                const struct explain_counter *c = &res->counters[0];
+                strbuf_appendf(b, len, &o, ".");
+                if (c->consistent >= 0)
+                        strbuf_appendf(b, len, &o,
+                                       " The lowest-scoring run has the %s %s, the highest-scoring the %s: %s across "
+                                       "%zu of %zu runs (a hint from %zu runs, not a test).",
+                                       c->direction < 0 ? "most" : "least", metric_table[c->metric].name,
+                                       c->direction < 0 ? "least" : "most",
+                                       c->consistent ? "consistent" : "consistent only", c->agree, c->nruns, c->nruns);
+                if (res->ncpus && res->place_metric >= 0) {
+                        strbuf_appendf(b, len, &o, " Over the whole run the difference in %s is",
+                                       metric_table[res->place_metric].name);
+                        place_text(b, len, &o, res->cpus, res->ncpus, res->nodes, res->nnodes);
+                        strbuf_appendf(b, len, &o, ".");
+                }
+        }
+        if (!res->have_series)
+                strbuf_appendf(b, len, &o, " No time analysis: %s.", res->phases_why);
+        else if (res->nphases == 0)
+                strbuf_appendf(b, len, &o, " In time: no phase where it departs from its siblings at the same "
+                                            "elapsed time.");
+        for (size_t i = 0; i < res->nphases; i++) {
+                const struct explain_phase *p = &res->phases[i];
+                fmt_secs(p->start_s, t1, sizeof t1);
+                fmt_secs(p->dur_s, t2, sizeof t2);
+                strbuf_appendf(b, len, &o, " From +%s for %s (%.0f%% of the run):", t1, t2,
+                               res->run_dur_s > 0 ? 100 * p->dur_s / res->run_dur_s : 0);
+                for (size_t q = 0; q < p->nm && q < 3; q++) {
+                        fmt_ratio(p->m[q].ratio, t1, sizeof t1);
+                        strbuf_appendf(b, len, &o, "%s %s %s%s", q ? "," : "", metric_table[p->m[q].metric].name, t1,
+                                       q == 0 ? " the siblings'" : "");
+                }
+                place_text(b, len, &o, p->cpus, p->ncpus, p->nodes, p->nnodes);
+                strbuf_appendf(b, len, &o, ".");
+        }
+        *ret = b;
+        return 0;
+}
+
+/* ---- the whole ---- */
+
+void explain_result_free(struct explain_result *r)
+{
+        if (!r)
+                return;
+        free(r->run);
+        for (size_t i = 0; i < r->nsib; i++)
+                free(r->siblings[i]);
+        free(r->siblings);
+        free(r->score_key);
+        for (size_t i = 0; i < r->nctx; i++) {
+                free(r->ctx[i].key);
+                free(r->ctx[i].run);
+                for (size_t k = 0; r->ctx[i].sib && k < r->nsib; k++)
+                        free(r->ctx[i].sib[k]);
+                free(r->ctx[i].sib);
+        }
+        free(r->ctx);
+        free(r->counters);
+        for (size_t i = 0; i < r->nphases; i++) {
+                free(r->phases[i].cpus);
+                free(r->phases[i].nodes);
+        }
+        free(r->phases);
+        free(r->cpus);
+        free(r->nodes);
+        free(r->summary);
+        memset(r, 0, sizeof *r);
+}
+
+int explain_compute(struct store *s, const char *run, const struct explain_opts *o, struct explain_result *ret,
+                    char **ret_err)
+{
+        struct explain_result res = { .place_metric = -1 };
+        struct ex e = { .s = s };
+        int r;
+
+        if (ret_err)
+                *ret_err = NULL;
+        if (o->nagainst > EXPLAIN_MAX_AGAINST)
+                return fail(ret_err, -EINVAL, "--against: at most %d runs", EXPLAIN_MAX_AGAINST);
+        r = ex_load(&e, run, o, ret_err);
+        if (r < 0)
+                goto out;
+        res.run = strdup(run);
+        res.run_dur_s = ex_run(&e, 0)->dur;
+        res.run_score = score_of(ex_run(&e, 0), e.score);
+        res.score_key = e.score ? strdup(e.score) : NULL;
+        res.siblings_given = o->nagainst > 0;
+        res.nsib = e.nsib;
+        res.siblings = calloc(e.nsib + 1, sizeof *res.siblings);
+        if (!res.run || !res.siblings || (e.score && !res.score_key)) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t k = 0; k < e.nsib; k++)
+                if (!(res.siblings[k] = strdup(ex_run(&e, k + 1)->info.name))) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+        r = do_context(&e, &res);
+        if (r >= 0)
+                r = do_counters(&e, &res);
+        if (r >= 0)
+                r = whole_run_place(&e, &res);
+        if (r >= 0)
+                r = do_time(&e, &res);
+        if (r >= 0)
+                r = build_summary(&res, &res.summary);
+        if (r < 0 && ret_err && !*ret_err)
+                fail(ret_err, r, "%s", r == -ENOMEM ? "out of memory" : store_errmsg(s));
+out:
+        ex_free(&e);
+        if (r < 0) {
+                explain_result_free(&res);
+                return r;
+        }
+        *ret = res;
+        return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *ints_json(const int *v, size_t n)
+{
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(a, json_integer(v[i]));
+        return a;
+}
+
+json_t *explain_json(const struct explain_result *r)
+{
+        json_t *doc = json_object(), *sib = json_array(), *ctx = json_array(), *cs = json_array(), *ph = json_array();
+
+        for (size_t k = 0; k < r->nsib; k++)
+                json_array_append_new(sib, json_string(r->siblings[k]));
+        for (size_t i = 0; i < r->nctx; i++) {
+                json_t *per = json_object();
+                for (size_t k = 0; k < r->nsib; k++)
+                        json_object_set_new(per, r->siblings[k], r->ctx[i].sib[k] ? json_string(r->ctx[i].sib[k]) : json_null());
+                json_array_append_new(ctx, json_pack("{s:s,s:o,s:o}", "key", r->ctx[i].key, "run",
+                                                     r->ctx[i].run ? json_string(r->ctx[i].run) : json_null(), "siblings",
+                                                     per));
+        }
+        for (size_t i = 0; i < r->ncounters; i++) {
+                const struct explain_counter *c = &r->counters[i];
+                json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "metric", metric_table[c->metric].name, "run_rate",
+                                      json_number(c->run_rate), "siblings_min", json_number(c->sib_min), "siblings_max",
+                                      json_number(c->sib_max), "score", json_real(c->score));
+                json_object_set_new(o, "consistent", c->consistent < 0 ? json_null() : json_boolean(c->consistent));
+                if (c->consistent < 0)
+                        json_object_set_new(o, "consistent_why", json_string(r->score_key ? "the runs lack the score"
+                                                                                            : "the run has no score"));
+                else {
+                        json_object_set_new(o, "agree", json_integer((json_int_t)c->agree));
+                        json_object_set_new(o, "n", json_integer((json_int_t)c->nruns));
+                        json_object_set_new(o, "direction", json_string(c->direction < 0 ? "more with a lower score"
+                                                                                         : "more with a higher score"));
+                }
+                json_object_set_new(o, "excess_ratio", json_real(exp(c->excess)));
+                json_object_set_new(o, "spread", json_real(c->spread));
+                json_object_set_new(o, "spread_from", json_string(c->spread_from));
+                if (c->has_per_score) {
+                        json_object_set_new(o, "run_per_score", json_number(c->run_per_score));
+                        json_object_set_new(o, "siblings_per_score_min", json_number(c->sib_ps_min));
+                        json_object_set_new(o, "siblings_per_score_max", json_number(c->sib_ps_max));
+                } else {
+                        json_object_set_new(o, "run_per_score", json_null());
+                        json_object_set_new(o, "why", json_string("no score to divide by"));
+                }
+                json_array_append_new(cs, o);
+        }
+        for (size_t i = 0; i < r->nphases; i++) {
+                const struct explain_phase *p = &r->phases[i];
+                json_t *ms = json_array();
+                for (size_t q = 0; q < p->nm; q++)
+                        json_array_append_new(ms, json_pack("{s:s,s:f}", "metric", metric_table[p->m[q].metric].name,
+                                                            "ratio", p->m[q].ratio));
+                json_array_append_new(ph, json_pack("{s:f,s:f,s:f,s:o,s:o,s:o,s:o}", "start_offset_s", p->start_s,
+                                                    "duration_s", p->dur_s, "share",
+                                                    r->run_dur_s > 0 ? p->dur_s / r->run_dur_s : 0.0, "metrics", ms,
+                                                    "cpus", ints_json(p->cpus, p->ncpus), "nodes",
+                                                    ints_json(p->nodes, p->nnodes), "place_metric",
+                                                    p->place_metric >= 0 ? json_string(metric_table[p->place_metric].name)
+                                                                         : json_null()));
+        }
+        json_object_set_new(doc, "run", json_string(r->run));
+        json_object_set_new(doc, "siblings", sib);
+        json_object_set_new(doc, "siblings_from", json_string(r->siblings_given ? "--against" : "group"));
+        json_object_set_new(doc, "score", r->score_key ? json_string(r->score_key) : json_null());
+        json_object_set_new(doc, "context_differs", ctx);
+        json_object_set_new(doc, "counters", cs);
+        json_object_set_new(doc, "spread_note", json_string(r->spread_note ? r->spread_note : ""));
+        json_object_set_new(doc, "phases", ph);
+        if (!r->have_series)
+                json_object_set_new(doc, "phases_why", json_string(r->phases_why));
+        else
+                json_object_set_new(doc, "tick_s", json_real(r->tick_s));
+        json_object_set_new(doc, "place", json_pack("{s:o,s:o,s:o}", "metric",
+                                                    r->place_metric >= 0 ? json_string(metric_table[r->place_metric].name)
+                                                                         : json_null(),
+                                                    "cpus", ints_json(r->cpus, r->ncpus), "nodes",
+                                                    ints_json(r->nodes, r->nnodes)));
+        json_object_set_new(doc, "summary", json_string(r->summary ? r->summary : ""));
+        return doc;
+}
+
+/* ---- the verb ---- */
+
+static void print_wrapped(const char *s, size_t width)
+{
+        size_t col = 0;
+        while (*s) {
+                size_t w = strcspn(s, " ");
+                if (col && col + 1 + w > width) {
+                        putchar('\n');
+                        col = 0;
+                } else if (col) {
+                        putchar(' ');
+                        col++;
+                }
+                fwrite(s, 1, w, stdout);
+                col += w;
+                s += w;
+                while (*s == ' ')
+                        s++;
+        }
+        putchar('\n');
+}
+
+static int print_tables(const struct explain_result *r)
+{
+        char a[80], b[160], c[64], d[64], e[64], f[64], g[96], h[32], ps[160];
+        int rc = EXIT_OK;
+
+        print_wrapped(r->summary, 78);
+        if (r->nctx) {
+                static const char *const cols[] = { "CONTEXT", "RUN", "SIBLINGS", NULL };
+                struct libscols_table *tb = table_new(cols, NULL);
+                printf("\n");
+                for (size_t i = 0; i < r->nctx; i++) {
+                        char sv[1024];
+                        size_t o = 0;
+                        sv[0] = 0;
+                        for (size_t k = 0; k < r->nsib; k++)
+                                strbuf_appendf(sv, sizeof sv, &o, "%s%s=%s", k ? " " : "", r->siblings[k],
+                                               r->ctx[i].sib[k] ? r->ctx[i].sib[k] : "(none)");
+                        table_row(tb, r->ctx[i].key, r->ctx[i].run ? r->ctx[i].run : "(none)", sv);
+                }
+                rc |= table_print(tb);
+        }
+        if (r->ncounters) {
+                static const char *const cols[] = { "COUNTER", "RUN/S", "SIBLINGS/S", "RUN/SCORE", "SIBLINGS/SCORE",
+                                                    "OUTSIDE", "SCORE", "CONSISTENT", NULL };
+                struct libscols_table *tb = table_new(cols, "lrrrrrrl");
+                printf("\nCounters against the siblings' range, in the counter's own spread (%s%s%s):\n",
+                       r->spread_note, r->score_key ? "; per unit of " : "", r->score_key ? r->score_key : "");
+                for (size_t i = 0; i < r->ncounters && i < 12; i++) {
+                        const struct explain_counter *x = &r->counters[i];
+                        char cons[32] = "-";
+                        format_number(x->run_rate, a, sizeof a);
+                        format_number(x->sib_min, c, sizeof c);
+                        format_number(x->sib_max, d, sizeof d);
+                        snprintf(b, sizeof b, "%s-%s", c, d);
+                        if (x->has_per_score) {
+                                format_number(x->run_per_score, c, sizeof c);
+                                format_number(x->sib_ps_min, e, sizeof e);
+                                format_number(x->sib_ps_max, f, sizeof f);
+                                snprintf(ps, sizeof ps, "%s-%s", e, f);
+                        } else
+                                snprintf(c, sizeof c, "-"), snprintf(ps, sizeof ps, "-");
+                        if (x->excess == 0)
+                                snprintf(g, sizeof g, "inside");
+                        else {
+                                fmt_ratio(exp(fabs(x->excess)), e, sizeof e);
+                                snprintf(g, sizeof g, "%s %s", e, x->excess > 0 ? "above" : "below");
+                        }
+                        snprintf(h, sizeof h, "%+.1f", x->score);
+                        if (x->consistent >= 0)
+                                snprintf(cons, sizeof cons, "%zu of %zu", x->agree, x->nruns);
+                        table_row(tb, metric_table[x->metric].name, a, b, c, ps, g, h, cons);
+                }
+                rc |= table_print(tb);
+        }
+        if (r->nphases) {
+                static const char *const cols[] = { "FROM", "FOR", "SHARE", "COUNTERS (RUN / SIBLINGS' MEDIAN)", "CPUS",
+                                                    "NODES", NULL };
+                struct libscols_table *tb = table_new(cols, "rrrlll");
+                printf("\nPhases where it departs from its siblings at the same elapsed time (ticks of %.3gs):\n",
+                       r->tick_s);
+                for (size_t i = 0; i < r->nphases; i++) {
+                        const struct explain_phase *p = &r->phases[i];
+                        char ms[512], cpus[256], nodes[128];
+                        size_t o = 0;
+                        ms[0] = 0;
+                        fmt_secs(p->start_s, c, sizeof c);
+                        snprintf(a, sizeof a, "+%s", c);
+                        fmt_secs(p->dur_s, b, sizeof b);
+                        snprintf(c, sizeof c, "%.0f%%", r->run_dur_s > 0 ? 100 * p->dur_s / r->run_dur_s : 0);
+                        for (size_t q = 0; q < p->nm; q++) {
+                                fmt_ratio(p->m[q].ratio, d, sizeof d);
+                                strbuf_appendf(ms, sizeof ms, &o, "%s%s %s", q ? ", " : "", metric_table[p->m[q].metric].name, d);
+                        }
+                        explain_format_cpus(p->cpus, p->ncpus, cpus, sizeof cpus);
+                        explain_format_cpus(p->nodes, p->nnodes, nodes, sizeof nodes);
+                        table_row(tb, a, b, c, ms, cpus[0] ? cpus : "-", nodes[0] ? nodes : "-");
+                }
+                rc |= table_print(tb);
+        }
+        return rc ? EXIT_FAILED : EXIT_OK;
+}
+
+static int parse_against(struct explain_opts *o, char *arg)
+{
+        char *save = NULL;
+        const char *why;
+        for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (!proto_valid_name(tok, &why))
+                        return ctl_fail(EXIT_USAGE, "--against '%s': not a run name: %s", tok, why);
+                if (o->nagainst == EXPLAIN_MAX_AGAINST)
+                        return ctl_fail(EXIT_USAGE, "--against: at most %d runs", EXPLAIN_MAX_AGAINST);
+                o->against[o->nagainst++] = tok;
+        }
+        return o->nagainst ? 0 : ctl_fail(EXIT_USAGE, "--against needs RUN[,RUN...]");
+}
+
+int verb_explain(struct ctl *ctl, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "against", required_argument, NULL, 'a' },
+                { "score", required_argument, NULL, 'S' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct explain_opts o = { 0 };
+        struct explain_result res;
+        _cleanup_free_ char *err = NULL;
+        const char *why;
+        struct store *s;
+        int c, r = 0;
+
+        while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
+                switch (c) {
+                case 'a':
+                        r = parse_against(&o, optarg);
+                        break;
+                case 'S':
+                        if (!proto_valid_key(optarg, &why))
+                                r = ctl_fail(EXIT_USAGE, "--score '%s': %s", optarg, why);
+                        o.score = optarg;
+                        break;
+                case 'h':
+                        printf("Usage: scalemonctl explain RUN [--against RUN,...] [--score K]\n"
+                               "Why RUN differs from its siblings (the other runs with its tags, or those named):\n"
+                               "context, counters against the siblings' range, phases in time, CPUs and nodes.\n");
+                        return EXIT_OK;
+                default:
+                        r = EXIT_USAGE;
+                }
+        }
+        if (r)
+                return r;
+        if (optind >= argc)
+                return ctl_fail(EXIT_USAGE, "explain needs a RUN; try 'scalemonctl explain --help'");
+        if (optind + 1 < argc)
+                return ctl_fail(EXIT_USAGE, "explain takes one RUN, got also '%s' (compare with --against RUN,...)",
+                                argv[optind + 1]);
+        if (!proto_valid_name(argv[optind], &why))
+                return ctl_fail(EXIT_USAGE, "explain '%s': not a run name: %s", argv[optind], why);
+        if (ctl->format == FORMAT_CSV)
+                return ctl_fail(EXIT_USAGE, "explain writes a table or --format json; csv does not apply");
+        s = ctl_store(ctl);
+        if (!s)
+                return EXIT_FAILED;
+        r = explain_compute(s, argv[optind], &o, &res, &err);
+        if (r < 0)
+                return ctl_fail(r == -EINVAL ? EXIT_USAGE : EXIT_FAILED, "%s", err ? err : strerror(-r));
+        if (ctl->format == FORMAT_JSON) {
+                json_t *doc = explain_json(&res);
+                r = output_json(doc);
+                json_decref(doc);
+        } else
+                r = print_tables(&res);
+        explain_result_free(&res);
+        return r;
+}

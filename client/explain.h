@@ -1,0 +1,103 @@
+/* explain.h - `scalemonctl explain RUN`: why this run differs from its
+ * siblings (the other runs of its group, or those named), in context, in
+ * its counters' rates, in time (phases) and in place (CPUs, nodes).
+ *
+ * explain_compute() fills a typed result; explain_json() and the verb's
+ * table printer read it.  See explain.c for the method. */
+#ifndef SCALEMON_EXPLAIN_H
+#define SCALEMON_EXPLAIN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "metric.h"
+#include "store.h"
+
+#define EXPLAIN_MAX_AGAINST     64
+#define EXPLAIN_PHASE_METRICS   6       /* counters listed per phase */
+
+struct explain_opts {
+        const char *against[EXPLAIN_MAX_AGAINST];       /* --against, or none: the run's group */
+        size_t nagainst;
+        const char *score;                              /* --score K, or NULL: the run's first score */
+};
+
+/* A context key whose value is not the same in the run and every sibling. */
+struct explain_ctx {
+        char *key;
+        char *run;              /* NULL: not recorded for the run */
+        char **sib;             /* per sibling (explain_result.siblings order); NULL: not recorded */
+};
+
+struct explain_counter {
+        enum metric_id metric;
+        double run_rate;                /* per second over the run */
+        double sib_min, sib_max;        /* the siblings' range of it */
+        bool has_per_score;             /* the run and a sibling have the score */
+        double run_per_score, sib_ps_min, sib_ps_max;
+        double excess;                  /* ln distance outside the siblings' range: > 0 above, < 0 below, 0 inside */
+        double spread;                  /* the counter's own spread (SD of ln rate) it is measured in */
+        const char *spread_from;        /* "stable groups", "siblings" or "floor" */
+        double score;                   /* excess / spread */
+        int consistent;                 /* 1 yes, 0 no, -1 cannot tell (no score) */
+        int direction;                  /* -1: more of it with a lower score; +1: with a higher one */
+        size_t agree, nruns;            /* runs whose rank by the counter matches their rank by score */
+};
+
+struct explain_phase_metric {
+        enum metric_id metric;
+        double ratio;                   /* run / siblings' median over the phase */
+};
+
+struct explain_phase {
+        double start_s, dur_s;          /* offset from the run's start, length */
+        struct explain_phase_metric m[EXPLAIN_PHASE_METRICS];
+        size_t nm;
+        int place_metric;               /* the cpu counter cpus/nodes are from, or -1 */
+        int *cpus, *nodes;              /* that carry the difference */
+        size_t ncpus, nnodes;
+};
+
+struct explain_result {
+        char *run;
+        double run_dur_s;
+        double run_score;               /* NAN if none */
+        char **siblings;
+        size_t nsib;
+        bool siblings_given;            /* --against, not the group */
+        char *score_key;                /* NULL: no score */
+        struct explain_ctx *ctx;
+        size_t nctx;
+        struct explain_counter *counters;       /* largest |score| first */
+        size_t ncounters;
+        const char *spread_note;        /* how the spreads were found */
+        bool have_series;               /* per-tick series for the run and a sibling */
+        char phases_why[160];           /* why there is no time analysis */
+        double tick_s;
+        struct explain_phase *phases;   /* by start */
+        size_t nphases;
+        int place_metric;               /* the top counter, for the whole run's place, or -1 */
+        int *cpus, *nodes;
+        size_t ncpus, nnodes;
+        char *summary;
+};
+
+/* Explain run against its siblings.  Errors (with a one-line message in
+ * *ret_err): -ENOENT the run or an --against run does not exist; -EBUSY
+ * the run is still running; -ENODATA no siblings; -EINVAL the run named
+ * in its own --against; -ENOMEM; other -errno from the store. */
+int explain_compute(struct store *s, const char *run, const struct explain_opts *o, struct explain_result *ret,
+                    char **ret_err);
+void explain_result_free(struct explain_result *r);
+
+/* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
+json_t *explain_json(const struct explain_result *r);
+
+/* "0-3,8" */
+void explain_format_cpus(const int *c, size_t n, char *buf, size_t len);
+
+struct ctl;
+int verb_explain(struct ctl *ctl, int argc, char **argv);
+
+#endif
