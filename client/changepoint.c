@@ -39,6 +39,22 @@ double cp_noise_sigma(const double *x, size_t n)
         return isfinite(sd) ? sd / M_SQRT2 : 0;
 }
 
+double cp_noise_sigma_sd(const double *x, size_t n)
+{
+        _cleanup_free_ double *d = NULL;
+        double sd;
+
+        if (!x || n < 3)
+                return 0;
+        d = malloc((n - 1) * sizeof *d);
+        if (!d)
+                return 0;
+        for (size_t i = 0; i + 1 < n; i++)
+                d[i] = x[i + 1] - x[i];
+        sd = gsl_stats_sd(d, 1, n - 1);
+        return isfinite(sd) ? sd / M_SQRT2 : 0;
+}
+
 double cp_default_penalty(size_t n)
 {
         return n >= 2 ? 3 * log((double)n) : 0;

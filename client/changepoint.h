@@ -45,6 +45,11 @@ struct cp_opts {
  * for rare spikes), their standard deviation / sqrt(2) is used. */
 double cp_noise_sigma(const double *x, size_t n);
 
+/* The plain estimate: the standard deviation of the first differences
+ * divided by sqrt(2); for series where most differences are 0 by
+ * construction (a series clipped to 0 in a band), whose MAD is no guide. */
+double cp_noise_sigma_sd(const double *x, size_t n);
+
 /* 3 ln n (n >= 2), else 0. */
 double cp_default_penalty(size_t n);
 

@@ -10,8 +10,10 @@
  * 2. Counters: each counter's rate over the whole run (its stored totals,
  *    exact at the run's boundaries) against the siblings' range [min, max].
  *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
- *    below it, 0 inside; e is 1% of the largest of these rates, so a
- *    counter that is 0 in the siblings counts as at most ~100x.  The
+ *    below it, 0 inside; e is 1% of the largest of these rates (so a
+ *    counter that is 0 in the siblings counts as at most ~100x) and at
+ *    least three of the counter's quanta (1 count, or 1/100 s for CPU
+ *    times) over the run's length.  The
  *    excess is measured in the counter's own spread: the pooled
  *    within-group standard deviation of ln(rate) over the stable groups of
  *    the database (runs with identical tags, at least two, every score with
@@ -21,7 +23,11 @@
  *    needing at least 2 degrees of freedom.  Without that, the SD of
  *    ln(rate) across the siblings (at least two); without that, the floor.
  *    The spread is never below SPREAD_FLOOR (2%), the resolution below
- *    which run-to-run differences are not worth a rank: so a counter that
+ *    which run-to-run differences are not worth a rank, nor below the
+ *    counting noise of the excess: with a and b the counts (in quanta)
+ *    of the run and of the range's edge over the run's length, and E the
+ *    e above in quanta, sqrt(a / (a + E)^2 + b / (b + E)^2), the Poisson
+ *    standard error of ln((a + E) / (b + E)): so a counter that
  *    is noisy from run to run needs a larger excess to rank high, and one
  *    that is perfectly steady does not win by a hair.  score = excess /
  *    spread; counters are ranked by |score|.  With a score (--score, or
@@ -492,7 +498,11 @@ static int do_counters(struct ex *e, struct explain_result *res)
                         c->sib_ps_max = phi;
                 }
                 top = fmax(c->run_rate, hi);
-                eps = 0.01 * top;
+                /* 1% of the largest, and at least three of the counter's
+                 * quanta over the run, so that 0 against 2 counts is not
+                 * a ratio of 100 */
+                eps = fmax(0.01 * top, 3 * (metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1) /
+                                               fmax(run->dur, 1e-3));
                 c->excess = c->run_rate > hi   ? log((c->run_rate + eps) / (hi + eps))
                             : c->run_rate < lo ? log((c->run_rate + eps) / (lo + eps))
                                                : 0;
@@ -517,6 +527,20 @@ static int do_counters(struct ex *e, struct explain_result *res)
                         sp = SPREAD_FLOOR;
                         if (!streq(c->spread_from, "stable groups"))
                                 c->spread_from = "floor";
+                }
+                /* counting noise: over the run's length the run counts
+                 * a quanta and the edge of the range it is compared with
+                 * b; as Poisson counts, ln((a + E) / (b + E)) has a
+                 * standard error of sqrt(a / (a + E)^2 + b / (b + E)^2)
+                 * (E: eps in quanta) */
+                {
+                        double q = metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1, T = fmax(run->dur, 1e-3) / q,
+                               a = c->run_rate * T, b = (c->run_rate >= hi ? hi : lo) * T, E = eps * T,
+                               se = sqrt(a / ((a + E) * (a + E)) + b / ((b + E) * (b + E)));
+                        if (se > sp) {
+                                sp = se;
+                                c->spread_from = "counting noise";
+                        }
                 }
                 c->spread = sp;
                 c->score = c->excess / sp;
@@ -869,6 +893,12 @@ static int do_time(struct ex *e, struct explain_result *res)
                                : rb.v[t] < lo ? log((rb.v[t] + eps) / (lo + eps))
                                               : 0;
                 }
+                /* y is 0 wherever the run is inside the band, so the MAD
+                 * of its differences measures those zeros; the SD of the
+                 * differences counts the excursions that are the noise to
+                 * beat (and a real change's two edges, which only makes
+                 * the test more conservative) */
+                co.sigma = cp_noise_sigma_sd(y, len);
                 r = cp_pelt(y, len, &co, &cp, &ncp);
                 if (r < 0 || ncp == 0)
                         goto next;

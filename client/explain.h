@@ -38,7 +38,7 @@ struct explain_counter {
         double run_per_score, sib_ps_min, sib_ps_max;
         double excess;                  /* ln distance outside the siblings' range: > 0 above, < 0 below, 0 inside */
         double spread;                  /* the counter's own spread (SD of ln rate) it is measured in */
-        const char *spread_from;        /* "stable groups", "siblings" or "floor" */
+        const char *spread_from;        /* "stable groups", "siblings", "floor" or "counting noise" */
         double score;                   /* excess / spread */
         int consistent;                 /* 1 yes, 0 no, -1 cannot tell (no score) */
         int direction;                  /* -1: more of it with a lower score; +1: with a higher one */
