@@ -41,7 +41,7 @@
  *    their start in bins of the daemon's interval.  At each offset the
  *    run's excess over the siblings' band (as above, on that bin's rates,
  *    e = max(1% of the 95th percentile of all bins, three of the
- *    counter's smallest non-zero per-tick steps)) forms a series y; its
+ *    counter's quanta per tick)) forms a series y; its
  *    change points come from PELT (changepoint.c: noise from the MAD of
  *    differences, floor SIGMA_FLOOR; penalty 3 ln n; segments of at least
  *    two ticks).  A segment that is not the whole run and whose mean y is
@@ -55,9 +55,8 @@
  * 4. Place: for a phase, its strongest cpu counter read per CPU in the
  *    run and each sibling over the phase's offsets; per CPU the run's
  *    count minus the siblings' median.  The CPUs that carry the
- *    difference are the fewest, largest first, that hold at least
- *    PLACE_SHARE (80%) of the positive differences; nodes alike, from the
- *    sums of their CPUs.  For the whole run, the same from the stored
+ *    difference are those with at least PLACE_FRACTION (1/4) of the
+ *    largest CPU's difference; nodes alike, from the sums of their CPUs.  For the whole run, the same from the stored
  *    per-CPU totals of the top counter.
  */
 #include "config.h"
@@ -75,12 +74,13 @@
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
+#include "store-series.h"
 
 #define SPREAD_FLOOR    0.02            /* ln units: 2% */
 #define SIGMA_FLOOR     0.05            /* per-tick ln-excess noise floor: 5% */
 #define PHASE_RATIO     2.0
 #define PHASE_MIN_TICKS 2
-#define PLACE_SHARE     0.8
+#define PLACE_FRACTION  0.25
 #define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
 #define STABLE_MINMAX   0.75
 #define SUMMARY_TOP     3
@@ -556,48 +556,23 @@ static int do_counters(struct ex *e, struct explain_result *res)
 
 /* ---- 4. place ---- */
 
-/* The fewest locations, largest first, holding PLACE_SHARE of the
- * positive differences d[0..n); ascending in *ret. */
+/* The locations whose difference is at least PLACE_FRACTION of the
+ * largest one (a storm on 64 CPUs names the 64; one hot CPU, that one),
+ * ascending in *ret; none if no difference is positive. */
 static int carriers(const double *d, size_t n, int **ret, size_t *ret_n)
 {
-        _cleanup_free_ double *v = malloc((n + 1) * sizeof *v);
         int *out = calloc(n + 1, sizeof *out);
-        double total = 0, got = 0;
+        double max = 0;
         size_t k = 0;
 
-        if (!v || !out) {
-                free(out);
+        if (!out)
                 return -ENOMEM;
-        }
         for (size_t i = 0; i < n; i++)
-                total += d[i] > 0 ? d[i] : 0;
+                max = fmax(max, d[i]);
+        for (size_t i = 0; max > 0 && i < n; i++)
+                if (d[i] >= PLACE_FRACTION * max)
+                        out[k++] = (int)i;
         *ret = out;
-        *ret_n = 0;
-        if (!(total > 0))
-                return 0;
-        memcpy(v, d, n * sizeof *v);
-        qsort(v, n, sizeof *v, cmp_double);
-        /* the threshold value: walk from the largest */
-        for (size_t i = n; i-- > 0 && got < PLACE_SHARE * total;) {
-                got += v[i];
-                for (size_t c = 0; c < n; c++)
-                        if (d[c] == v[i]) {
-                                bool dup = false;
-                                for (size_t j = 0; j < k; j++)
-                                        dup |= out[j] == (int)c;
-                                if (!dup) {
-                                        out[k++] = (int)c;
-                                        break;
-                                }
-                        }
-        }
-        /* ascending */
-        for (size_t i = 1; i < k; i++)
-                for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
-                        int t = out[j];
-                        out[j] = out[j - 1];
-                        out[j - 1] = t;
-                }
         *ret_n = k;
         return 0;
 }
@@ -680,45 +655,29 @@ static int whole_run_place(struct ex *e, struct explain_result *res)
 
 /* ---- 3. time ---- */
 
-struct binned {
-        double *v;              /* rate per second per bin; NAN: no tick */
-        size_t n;
-};
-
-/* The run's series of metric m in bins of iv from its start. */
-static int bin_series(struct store *s, int m, const struct rrun *r, int64_t iv, size_t nbins, struct binned *out,
-                      double *quantum)
+/* The series of metric m from a run's tick values, as rates per second
+ * in bins of iv from the run's start (NAN: no tick, or one not counted). */
+static void bin_series(const struct store_tick_values *tv, int m, int64_t start, int64_t iv, size_t nbins,
+                       double *out, double *dur)
 {
-        _cleanup_free_ struct series_point *pts = NULL;
-        _cleanup_free_ double *dur = NULL;
-        size_t n = 0;
-        int64_t end = r->info.end;
-        int k;
+        const double *v = tv->v + (size_t)m * tv->n;
+        const uint8_t *nc = tv->nc + (size_t)m * tv->n;
 
-        out->n = nbins;
-        out->v = calloc(nbins + 1, sizeof *out->v);
-        dur = calloc(nbins + 1, sizeof *dur);
-        if (!out->v || !dur)
-                return -ENOMEM;
-        k = store_series(s, metric_table[m].name, SERIES_ALL, 0, r->info.start, end, 0, &pts, &n);
-        if (k < 0)
-                return k;
-        for (size_t i = 0; i < n; i++) {
-                int64_t off = pts[i].t_ns - r->info.start;
+        memset(out, 0, nbins * sizeof *out);
+        memset(dur, 0, nbins * sizeof *dur);
+        for (size_t i = 0; i < tv->n; i++) {
+                int64_t off = tv->t[i] - start;
                 size_t b;
-                if (off < 0 || pts[i].not_counted)
+                if (off < 0 || nc[i])
                         continue;
                 b = (size_t)(off / iv);
                 if (b >= nbins)
                         continue;
-                out->v[b] += pts[i].value;
-                dur[b] += (double)pts[i].dur_ns / 1e9;
-                if (pts[i].value > 0 && (pts[i].value < *quantum || *quantum == 0))
-                        *quantum = pts[i].value;
+                out[b] += v[i];
+                dur[b] += (double)tv->dur[i] / 1e9;
         }
         for (size_t b = 0; b < nbins; b++)
-                out->v[b] = dur[b] > 0 ? out->v[b] / dur[b] : NAN;
-        return 0;
+                out[b] = dur[b] > 0 ? out[b] / dur[b] : NAN;
 }
 
 struct window {
@@ -728,23 +687,38 @@ struct window {
         bool used;
 };
 
-/* ratio of the run's mean rate over [a, b) to the siblings' median there */
-static double window_ratio(const struct binned *run, struct binned *sib, size_t nsib, size_t a, size_t b, double eps)
+/* Binned rates: S[(j * nmetric_slots + slot) * nbins + t], j = 0 the run,
+ * 1.. the siblings with series. */
+struct bins {
+        double *v;
+        size_t nbins, nruns;
+        int slot[_M_MAX];       /* metric -> slot, -1 */
+        double eps[_M_MAX];
+};
+
+static const double *bins_of(const struct bins *B, int m, size_t j)
+{
+        return B->v + ((size_t)B->slot[m] * B->nruns + j) * B->nbins;
+}
+
+/* The run's mean rate over [a, b) against the siblings' median there. */
+static double window_ratio(const struct bins *B, int m, size_t a, size_t b)
 {
         double sr = 0, sm = 0, tmp[EXPLAIN_MAX_AGAINST];
-        for (size_t t = a; t < b; t++) {
+        const double *r = bins_of(B, m, 0);
+        for (size_t t = a; t < b && t < B->nbins; t++) {
                 size_t k = 0;
-                if (isnan(run->v[t]))
+                if (isnan(r[t]))
                         continue;
-                for (size_t j = 0; j < nsib; j++)
-                        if (!isnan(sib[j].v[t]))
-                                tmp[k++] = sib[j].v[t];
+                for (size_t j = 1; j < B->nruns; j++)
+                        if (!isnan(bins_of(B, m, j)[t]))
+                                tmp[k++] = bins_of(B, m, j)[t];
                 if (k == 0)
                         continue;
-                sr += run->v[t];
+                sr += r[t];
                 sm += median_of(tmp, k);
         }
-        return (sr + eps * (double)(b - a)) / (sm + eps * (double)(b - a));
+        return (sr + B->eps[m] * (double)(b - a)) / (sm + B->eps[m] * (double)(b - a));
 }
 
 static int cmp_window(const void *a, const void *b)
@@ -761,7 +735,7 @@ static int cmp_phase(const void *a, const void *b)
 
 static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign, int64_t iv, size_t a, size_t b)
 {
-        _cleanup_free_ double *d = NULL, *sibv = NULL;
+        _cleanup_free_ double *d = NULL, *sibv = NULL, *sum = NULL, *dur = NULL;
         int ncpu = 0, r;
 
         {
@@ -771,32 +745,25 @@ static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign
         }
         d = calloc((size_t)ncpu, sizeof *d);
         sibv = calloc((size_t)ncpu * (e->nsib + 1), sizeof *sibv);
-        if (!d || !sibv)
+        sum = calloc((size_t)ncpu, sizeof *sum);
+        dur = calloc((size_t)ncpu, sizeof *dur);
+        if (!d || !sibv || !sum || !dur)
                 return -ENOMEM;
         for (size_t k = 0; k <= e->nsib; k++) {
                 const struct rrun *rr = ex_run(e, k);
-                struct series_point **pts = NULL;
-                size_t n = 0;
                 if (rr->info.start_tick == 0)
                         continue;
-                r = store_series_cpus(e->s, metric_table[m].name, ncpu, rr->info.start + (int64_t)a * iv,
-                                      rr->info.start + (int64_t)b * iv, 0, &pts, &n);
+                r = store_cpu_sums(e->s, metric_table[m].name, ncpu, rr->info.start + (int64_t)a * iv,
+                                   rr->info.start + (int64_t)b * iv, sum, dur);
                 if (r < 0)
                         return r;
                 for (int c = 0; c < ncpu; c++) {
-                        double sum = 0, dur = 0;
-                        for (size_t i = 0; i < n; i++)
-                                if (!pts[c][i].not_counted) {
-                                        sum += pts[c][i].value;
-                                        dur += (double)pts[c][i].dur_ns / 1e9;
-                                }
+                        double rate = dur[c] > 0 ? sum[c] / dur[c] : 0;
                         if (k == 0)
-                                d[c] = dur > 0 ? sum / dur : 0;
+                                d[c] = rate;
                         else
-                                sibv[(size_t)c * e->nsib + k - 1] = dur > 0 ? sum / dur : 0;
-                        free(pts[c]);
+                                sibv[(size_t)c * e->nsib + k - 1] = rate;
                 }
-                free(pts);
         }
         for (int c = 0; c < ncpu; c++)
                 d[c] = sign * (d[c] - median_of(sibv + (size_t)c * e->nsib, e->nsib));
@@ -807,22 +774,25 @@ static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign
 static int do_time(struct ex *e, struct explain_result *res)
 {
         const struct rrun *run = ex_run(e, 0);
-        struct binned rb = { 0 }, sb[EXPLAIN_MAX_AGAINST] = { { 0 } };
+        struct store_tick_values tv[EXPLAIN_MAX_AGAINST + 1];
+        size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1];
+        struct bins B = { 0 };
+        _cleanup_free_ double *dur = NULL, *y = NULL, *all = NULL;
         struct window *w = NULL;
-        size_t nw = 0, nbins, nsibs = 0, sibidx[EXPLAIN_MAX_AGAINST];
-        double eps_of[_M_MAX];
         int64_t iv = 0;
         int r = 0;
 
+        memset(tv, 0, sizeof tv);
         if (run->info.start_tick == 0 || run->info.imported) {
                 snprintf(res->phases_why, sizeof res->phases_why,
                          "no per-tick samples for this run here (imported runs carry their totals only)");
                 return 0;
         }
+        sibidx[0] = 0;
         for (size_t k = 1; k <= e->nsib; k++)
                 if (ex_run(e, k)->info.start_tick != 0 && !ex_run(e, k)->info.imported)
-                        sibidx[nsibs++] = k;
-        if (nsibs == 0) {
+                        sibidx[nruns++] = k;
+        if (nruns == 1) {
                 snprintf(res->phases_why, sizeof res->phases_why,
                          "no per-tick samples for its siblings here (imported runs carry their totals only)");
                 return 0;
@@ -839,59 +809,72 @@ static int do_time(struct ex *e, struct explain_result *res)
         res->tick_s = (double)iv / 1e9;
         res->have_series = true;
 
+        /* every counter's series of each run, from one pass over its ticks */
+        B.nbins = nbins;
+        B.nruns = nruns;
+        for (int m = 0; m < _M_MAX; m++)
+                B.slot[m] = -1;
+        for (size_t ci = 0; ci < res->ncounters; ci++)
+                B.slot[res->counters[ci].metric] = (int)ci;
+        B.v = calloc(res->ncounters * nruns * nbins + 1, sizeof *B.v);
+        dur = calloc(nbins + 1, sizeof *dur);
+        y = calloc(nbins + 1, sizeof *y);
+        all = calloc(nbins * nruns + 1, sizeof *all);
+        if (!B.v || !dur || !y || !all) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t j = 0; j < nruns; j++) {
+                const struct rrun *rr = ex_run(e, sibidx[j]);
+                r = store_tick_values(e->s, rr->info.start, rr->info.end, &tv[j]);
+                if (r < 0)
+                        goto out;
+        }
+
         for (size_t ci = 0; ci < res->ncounters; ci++) {
                 int m = (int)res->counters[ci].metric;
-                double quantum = 0, eps, *y = NULL, *all = NULL;
+                double eps;
                 size_t nall = 0, *cp = NULL, ncp = 0, len = nbins;
                 struct cp_opts co = { .sigma_min = SIGMA_FLOOR, .min_seg = PHASE_MIN_TICKS };
 
-                r = bin_series(e->s, m, run, iv, nbins, &rb, &quantum);
-                for (size_t j = 0; r >= 0 && j < nsibs; j++)
-                        r = bin_series(e->s, m, ex_run(e, sibidx[j]), iv, nbins, &sb[j], &quantum);
-                if (r < 0)
-                        goto next;
+                for (size_t j = 0; j < nruns; j++)
+                        bin_series(&tv[j], m, ex_run(e, sibidx[j])->info.start, iv, nbins,
+                                   B.v + ((size_t)B.slot[m] * nruns + j) * nbins, dur);
                 /* offsets covered by the run and a sibling: up to the last one */
                 while (len > 0) {
                         bool any = false;
-                        for (size_t j = 0; j < nsibs; j++)
-                                any |= !isnan(sb[j].v[len - 1]);
-                        if (any && !isnan(rb.v[len - 1]))
+                        for (size_t j = 1; j < nruns; j++)
+                                any |= !isnan(bins_of(&B, m, j)[len - 1]);
+                        if (any && !isnan(bins_of(&B, m, 0)[len - 1]))
                                 break;
                         len--;
                 }
-                y = calloc(len + 1, sizeof *y);
-                all = calloc((len + 1) * (nsibs + 1), sizeof *all);
-                if (!y || !all) {
-                        r = -ENOMEM;
-                        goto next;
-                }
                 for (size_t t = 0; t < len; t++)
-                        for (size_t j = 0; j <= nsibs; j++) {
-                                double v = j == 0 ? rb.v[t] : sb[j - 1].v[t];
-                                if (!isnan(v))
-                                        all[nall++] = v;
-                        }
+                        for (size_t j = 0; j < nruns; j++)
+                                if (!isnan(bins_of(&B, m, j)[t]))
+                                        all[nall++] = bins_of(&B, m, j)[t];
                 qsort(all, nall, sizeof *all, cmp_double);
-                eps = fmax(nall ? 0.01 * all[(size_t)(0.95 * (double)(nall - 1))] : 0, 3 * quantum / res->tick_s);
-                if (!(eps > 0))
-                        goto next;      /* zero everywhere */
-                eps_of[m] = eps;
+                eps = fmax(nall ? 0.01 * all[(size_t)(0.95 * (double)(nall - 1))] : 0,
+                           3 * (metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1) / res->tick_s);
+                B.eps[m] = eps;
+                if (!(eps > 0) || len < 2 * PHASE_MIN_TICKS)
+                        continue;       /* zero everywhere */
                 for (size_t t = 0; t < len; t++) {
-                        double lo = INFINITY, hi = -INFINITY, prev = t ? y[t - 1] : 0;
+                        double lo = INFINITY, hi = -INFINITY, x = bins_of(&B, m, 0)[t];
                         size_t k = 0;
-                        for (size_t j = 0; j < nsibs; j++)
-                                if (!isnan(sb[j].v[t])) {
-                                        lo = fmin(lo, sb[j].v[t]);
-                                        hi = fmax(hi, sb[j].v[t]);
+                        for (size_t j = 1; j < nruns; j++) {
+                                double v = bins_of(&B, m, j)[t];
+                                if (!isnan(v)) {
+                                        lo = fmin(lo, v);
+                                        hi = fmax(hi, v);
                                         k++;
                                 }
-                        if (k == 0 || isnan(rb.v[t])) {
-                                y[t] = prev;    /* a gap: carry the last level */
+                        }
+                        if (k == 0 || isnan(x)) {
+                                y[t] = t ? y[t - 1] : 0;        /* a gap: carry the last level */
                                 continue;
                         }
-                        y[t] = rb.v[t] > hi   ? log((rb.v[t] + eps) / (hi + eps))
-                               : rb.v[t] < lo ? log((rb.v[t] + eps) / (lo + eps))
-                                              : 0;
+                        y[t] = x > hi ? log((x + eps) / (hi + eps)) : x < lo ? log((x + eps) / (lo + eps)) : 0;
                 }
                 /* y is 0 wherever the run is inside the band, so the MAD
                  * of its differences measures those zeros; the SD of the
@@ -900,10 +883,10 @@ static int do_time(struct ex *e, struct explain_result *res)
                  * the test more conservative) */
                 co.sigma = cp_noise_sigma_sd(y, len);
                 r = cp_pelt(y, len, &co, &cp, &ncp);
-                if (r < 0 || ncp == 0)
-                        goto next;
-                for (size_t s = 0; s <= ncp; s++) {
-                        size_t a = s == 0 ? 0 : cp[s - 1], b = s == ncp ? len : cp[s];
+                if (r < 0)
+                        goto out;
+                for (size_t sg = 0; sg <= ncp && ncp > 0; sg++) {
+                        size_t a = sg == 0 ? 0 : cp[sg - 1], b = sg == ncp ? len : cp[sg];
                         double mu = 0;
                         struct window *nwp;
                         for (size_t t = a; t < b; t++)
@@ -912,26 +895,14 @@ static int do_time(struct ex *e, struct explain_result *res)
                                 continue;
                         nwp = realloc(w, (nw + 1) * sizeof *w);
                         if (!nwp) {
+                                free(cp);
                                 r = -ENOMEM;
-                                goto next;
+                                goto out;
                         }
                         w = nwp;
                         w[nw++] = (struct window){ .metric = m, .a = a, .b = b, .mu = mu };
                 }
-        next:
-                free(y);
-                free(all);
                 free(cp);
-                free(rb.v);
-                rb.v = NULL;
-                for (size_t j = 0; j < nsibs; j++) {
-                        free(sb[j].v);
-                        sb[j].v = NULL;
-                }
-                if (r < 0) {
-                        free(w);
-                        return r;
-                }
         }
 
         /* windows into phases: strongest first, others join when they
@@ -941,13 +912,15 @@ static int do_time(struct ex *e, struct explain_result *res)
         for (size_t i = 0; i < nw; i++) {
                 struct explain_phase *p;
                 size_t a = w[i].a, b = w[i].b;
+                int place_m = -1;
+                double place_sign = 1;
 
                 if (w[i].used)
                         continue;
                 p = realloc(res->phases, (res->nphases + 1) * sizeof *p);
                 if (!p) {
-                        free(w);
-                        return -ENOMEM;
+                        r = -ENOMEM;
+                        goto out;
                 }
                 res->phases = p;
                 p = &res->phases[res->nphases++];
@@ -966,50 +939,28 @@ static int do_time(struct ex *e, struct explain_result *res)
                                 dup |= (int)p->m[q].metric == w[j].metric;
                         if (dup || p->nm == EXPLAIN_PHASE_METRICS)
                                 continue;
-                        p->m[p->nm++] = (struct explain_phase_metric){ .metric = (enum metric_id)w[j].metric };
-                }
-        }
-        /* ratios over each phase, and its place */
-        for (size_t i = 0; i < res->nphases; i++) {
-                struct explain_phase *p = &res->phases[i];
-                size_t a = (size_t)llround(p->start_s / res->tick_s), b = a + (size_t)llround(p->dur_s / res->tick_s);
-                int place_m = -1;
-                double place_sign = 1;
-                for (size_t q = 0; q < p->nm; q++) {
-                        int m = (int)p->m[q].metric;
-                        double quantum = 0;
-                        r = bin_series(e->s, m, run, iv, nbins, &rb, &quantum);
-                        for (size_t j = 0; r >= 0 && j < nsibs; j++)
-                                r = bin_series(e->s, m, ex_run(e, sibidx[j]), iv, nbins, &sb[j], &quantum);
-                        if (r >= 0)
-                                p->m[q].ratio = window_ratio(&rb, sb, nsibs, a, b < nbins ? b : nbins, eps_of[m]);
-                        free(rb.v);
-                        rb.v = NULL;
-                        for (size_t j = 0; j < nsibs; j++) {
-                                free(sb[j].v);
-                                sb[j].v = NULL;
+                        p->m[p->nm].metric = (enum metric_id)w[j].metric;
+                        p->m[p->nm].ratio = window_ratio(&B, w[j].metric, a, b);
+                        if (place_m < 0 && metric_table[w[j].metric].scope == SCOPE_CPU) {
+                                place_m = w[j].metric;
+                                place_sign = p->m[p->nm].ratio >= 1 ? 1 : -1;
                         }
-                        if (r < 0) {
-                                free(w);
-                                return r;
-                        }
-                        if (place_m < 0 && metric_table[m].scope == SCOPE_CPU) {
-                                place_m = m;
-                                place_sign = p->m[q].ratio >= 1 ? 1 : -1;
-                        }
+                        p->nm++;
                 }
                 if (place_m >= 0) {
                         r = phase_place(e, p, place_m, place_sign, iv, a, b);
-                        if (r < 0) {
-                                free(w);
-                                return r;
-                        }
+                        if (r < 0)
+                                goto out;
                 }
         }
-        free(w);
         if (res->nphases > 1)
                 qsort(res->phases, res->nphases, sizeof *res->phases, cmp_phase);
-        return 0;
+out:
+        for (size_t j = 0; j < nruns; j++)
+                store_tick_values_free(&tv[j]);
+        free(B.v);
+        free(w);
+        return r < 0 ? r : 0;
 }
 
 /* ---- summary ---- */

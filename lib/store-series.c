@@ -1,0 +1,259 @@
+/* store-series.c - every metric's machine-wide value per tick over a time
+ * range, in one pass (explain reads all of a run's counters at once).
+ *
+ * store_series() reads one metric at a time; its cpu_sample rows are
+ * interleaved with every other metric's in the (tick, metric) key order,
+ * so reading ten metrics one by one reads the range's pages ten times.
+ * Here one range scan of cpu_sample's key and one of sample's give every
+ * metric: the total column where every CPU was counted, else the blob
+ * decoded (only those rows' blobs are asked for).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "packed.h"
+#include "store-internal.h"
+#include "store-series.h"
+
+void store_tick_values_free(struct store_tick_values *tv)
+{
+        if (!tv)
+                return;
+        free(tv->t);
+        free(tv->dur);
+        free(tv->id);
+        free(tv->v);
+        free(tv->nc);
+        memset(tv, 0, sizeof *tv);
+}
+
+/* Index of tick id in the sorted ids, or -1. */
+static ssize_t tick_index(const struct store_tick_values *tv, int64_t id)
+{
+        size_t lo = 0, hi = tv->n;
+
+        /* ids are usually consecutive: try the direct place first */
+        if (tv->n && id >= tv->id[0] && (size_t)(id - tv->id[0]) < tv->n && tv->id[id - tv->id[0]] == id)
+                return (ssize_t)(id - tv->id[0]);
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (tv->id[mid] < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < tv->n && tv->id[lo] == id ? (ssize_t)lo : -1;
+}
+
+int store_tick_values(struct store *s, int64_t since, int64_t until, struct store_tick_values *ret)
+{
+        struct store_tick_values tv = { 0 };
+        double scale[_M_MAX];
+        sqlite3_stmt *st = NULL;
+        size_t cap = 0;
+        int r;
+
+        for (int m = 0; m < _M_MAX; m++)
+                scale[m] = 1;
+        if (sqlite3_prepare_v2(s->db, "SELECT id, scale FROM metric", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metrics");
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 0));
+                if (m >= 0)
+                        scale[m] = sqlite3_column_double(st, 1);
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "metrics");
+
+        /* the ticks */
+        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
+                               NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, since);
+        sqlite3_bind_int64(st, 2, until);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                if (tv.n == cap) {
+                        size_t c = cap ? cap * 2 : 1024;
+                        int64_t *a = realloc(tv.id, c * sizeof *a), *b, *d;
+                        if (a)
+                                tv.id = a;
+                        b = a ? realloc(tv.t, c * sizeof *b) : NULL;
+                        if (b)
+                                tv.t = b;
+                        d = b ? realloc(tv.dur, c * sizeof *d) : NULL;
+                        if (!d) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        tv.dur = d;
+                        cap = c;
+                }
+                tv.id[tv.n] = sqlite3_column_int64(st, 0);
+                tv.t[tv.n] = sqlite3_column_int64(st, 1);
+                tv.dur[tv.n] = sqlite3_column_int64(st, 2);
+                tv.n++;
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                store_tick_values_free(&tv);
+                return r < 0 ? r : store_sqlite_error(s, "series");
+        }
+        tv.v = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.v);
+        tv.nc = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.nc);
+        if (!tv.v || !tv.nc) {
+                store_tick_values_free(&tv);
+                return -ENOMEM;
+        }
+        if (tv.n == 0) {
+                *ret = tv;
+                return 0;
+        }
+
+        /* cpu metrics: one scan of cpu_sample's (tick, metric) key */
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT tick, metric, total, CASE WHEN total IS NULL THEN vals END FROM cpu_sample "
+                               "WHERE tick >= ?1 AND tick <= ?2",
+                               -1, &st, NULL) != SQLITE_OK) {
+                store_tick_values_free(&tv);
+                return store_sqlite_error(s, "series");
+        }
+        sqlite3_bind_int64(st, 1, tv.id[0]);
+        sqlite3_bind_int64(st, 2, tv.id[tv.n - 1]);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                ssize_t i = tick_index(&tv, sqlite3_column_int64(st, 0));
+                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
+                size_t k;
+
+                if (i < 0 || m < 0)
+                        continue;
+                k = (size_t)m * tv.n + (size_t)i;
+                tv.have[m] = true;
+                if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+                        tv.v[k] = (double)sqlite3_column_int64(st, 2) * scale[m];
+                else {
+                        struct packed_iter it;
+                        int64_t sum = 0, v;
+                        bool null;
+                        int c, q;
+                        packed_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+                        while ((q = packed_next(&it, &c, &v, &null)) > 0) {
+                                if (null)
+                                        tv.nc[k] = 1;
+                                else
+                                        sum = (int64_t)((uint64_t)sum + (uint64_t)v);
+                        }
+                        if (q < 0) {
+                                snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick %lld",
+                                         (long long)sqlite3_column_int64(st, 0));
+                                r = -EIO;
+                                break;
+                        }
+                        tv.v[k] = (double)sum * scale[m];
+                }
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                store_tick_values_free(&tv);
+                return r < 0 ? r : store_sqlite_error(s, "series");
+        }
+
+        /* node and system metrics: the sums of each (tick, metric) */
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT tick, metric, total(value), count(loc) - count(value) FROM sample "
+                               "WHERE tick >= ?1 AND tick <= ?2 GROUP BY tick, metric",
+                               -1, &st, NULL) != SQLITE_OK) {
+                store_tick_values_free(&tv);
+                return store_sqlite_error(s, "series");
+        }
+        sqlite3_bind_int64(st, 1, tv.id[0]);
+        sqlite3_bind_int64(st, 2, tv.id[tv.n - 1]);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                ssize_t i = tick_index(&tv, sqlite3_column_int64(st, 0));
+                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
+                size_t k;
+                if (i < 0 || m < 0)
+                        continue;
+                k = (size_t)m * tv.n + (size_t)i;
+                tv.have[m] = true;
+                tv.v[k] = sqlite3_column_double(st, 2) * scale[m];
+                tv.nc[k] = sqlite3_column_int(st, 3) > 0;
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                store_tick_values_free(&tv);
+                return store_sqlite_error(s, "series");
+        }
+        *ret = tv;
+        return 0;
+}
+
+int store_cpu_sums(struct store *s, const char *metric, int ncpus, int64_t since, int64_t until, double *ret_sum,
+                   double *ret_dur)
+{
+        const struct metric_def *def = metric_by_name(metric);
+        sqlite3_stmt *st;
+        double scale = 1;
+        int64_t mid;
+        int r;
+
+        if (!def || ncpus < 1)
+                return -EINVAL;
+        if (def->scope != SCOPE_CPU)
+                return -EINVAL;
+        mid = s->metric_rowid[def - metric_table];
+        memset(ret_sum, 0, (size_t)ncpus * sizeof *ret_sum);
+        memset(ret_dur, 0, (size_t)ncpus * sizeof *ret_dur);
+        if (!mid)
+                return 0;
+        if (sqlite3_prepare_v2(s->db, "SELECT scale FROM metric WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metric");
+        sqlite3_bind_int64(st, 1, mid);
+        if (sqlite3_step(st) == SQLITE_ROW)
+                scale = sqlite3_column_double(st, 0);
+        sqlite3_finalize(st);
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT t.dur, c.vals FROM tick t LEFT JOIN cpu_sample c ON c.tick = t.id AND c.metric = ?1 "
+                               "WHERE t.t >= ?2 AND t.t < ?3",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, mid);
+        sqlite3_bind_int64(st, 2, since);
+        sqlite3_bind_int64(st, 3, until);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                double dur = (double)sqlite3_column_int64(st, 0) / 1e9;
+                struct packed_iter it;
+                int64_t v;
+                bool null;
+                int c, q, next = 0;
+
+                if (sqlite3_column_type(st, 1) == SQLITE_NULL) {        /* all 0 (invariant 6) */
+                        for (c = 0; c < ncpus; c++)
+                                ret_dur[c] += dur;
+                        continue;
+                }
+                packed_iter_init(&it, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+                while ((q = packed_next(&it, &c, &v, &null)) > 0 && c < ncpus) {
+                        for (; next < c; next++)                /* CPUs the blob skips count 0 */
+                                ret_dur[next] += dur;
+                        next = c + 1;
+                        if (null)
+                                continue;
+                        ret_sum[c] += (double)v * scale;
+                        ret_dur[c] += dur;
+                }
+                if (q < 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row");
+                        sqlite3_finalize(st);
+                        return -EIO;
+                }
+                for (; next < ncpus; next++)
+                        ret_dur[next] += dur;
+        }
+        sqlite3_finalize(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "series");
+}
