@@ -131,6 +131,7 @@ struct ex {
         size_t nsib;
         struct run_detail *full;        /* [0] the run, [1 + k] sibling k: every total */
         const char *score;
+        size_t keep;                    /* series to keep for plot */
 };
 
 static void ex_free(struct ex *e)
@@ -771,6 +772,67 @@ static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign
         return place_from(e->s, d, ncpu, &p->cpus, &p->ncpus, &p->nodes, &p->nnodes);
 }
 
+/* The top counters' series for plot explain, averaged into at most
+ * EXPLAIN_SERIES_POINTS points, in units of the siblings' mean rate. */
+static int keep_series(const struct ex *e, struct explain_result *res, const struct bins *B)
+{
+        size_t f = (B->nbins + EXPLAIN_SERIES_POINTS - 1) / EXPLAIN_SERIES_POINTS;
+
+        for (size_t ci = 0; ci < res->ncounters && res->nseries < e->keep && res->nseries < EXPLAIN_KEEP_MAX; ci++) {
+                int m = (int)res->counters[ci].metric;
+                struct explain_series *sr = &res->series[res->nseries];
+                double mean = 0;
+                size_t nm = 0, np = (B->nbins + f - 1) / f;
+
+                for (size_t j = 1; j < B->nruns; j++)
+                        for (size_t t = 0; t < B->nbins; t++)
+                                if (!isnan(bins_of(B, m, j)[t])) {
+                                        mean += bins_of(B, m, j)[t];
+                                        nm++;
+                                }
+                if (nm == 0 || !(mean > 0))
+                        continue;
+                mean /= (double)nm;
+                sr->metric = (enum metric_id)m;
+                sr->x = calloc(np, sizeof *sr->x);
+                sr->run = calloc(np, sizeof *sr->run);
+                sr->lo = calloc(np, sizeof *sr->lo);
+                sr->hi = calloc(np, sizeof *sr->hi);
+                res->nseries++;
+                if (!sr->x || !sr->run || !sr->lo || !sr->hi)
+                        return -ENOMEM;
+                for (size_t q = 0; q < np; q++) {
+                        double rv = 0, lo = 0, hi = 0;
+                        size_t kr = 0, kb = 0;
+                        for (size_t t = q * f; t < (q + 1) * f && t < B->nbins; t++) {
+                                double l = INFINITY, h = -INFINITY;
+                                if (!isnan(bins_of(B, m, 0)[t])) {
+                                        rv += bins_of(B, m, 0)[t];
+                                        kr++;
+                                }
+                                for (size_t j = 1; j < B->nruns; j++)
+                                        if (!isnan(bins_of(B, m, j)[t])) {
+                                                l = fmin(l, bins_of(B, m, j)[t]);
+                                                h = fmax(h, bins_of(B, m, j)[t]);
+                                        }
+                                if (isfinite(l)) {
+                                        lo += l;
+                                        hi += h;
+                                        kb++;
+                                }
+                        }
+                        if (kr == 0 && kb == 0)
+                                continue;
+                        sr->x[sr->n] = (double)(q * f) * res->tick_s;
+                        sr->run[sr->n] = kr ? rv / (double)kr / mean : NAN;
+                        sr->lo[sr->n] = kb ? lo / (double)kb / mean : NAN;
+                        sr->hi[sr->n] = kb ? hi / (double)kb / mean : NAN;
+                        sr->n++;
+                }
+        }
+        return 0;
+}
+
 static int do_time(struct ex *e, struct explain_result *res)
 {
         const struct rrun *run = ex_run(e, 0);
@@ -904,6 +966,10 @@ static int do_time(struct ex *e, struct explain_result *res)
                 }
                 free(cp);
         }
+
+        r = keep_series(e, res, &B);
+        if (r < 0)
+                goto out;
 
         /* windows into phases: strongest first, others join when they
          * overlap it by half of the shorter */
@@ -1125,6 +1191,12 @@ void explain_result_free(struct explain_result *r)
         free(r->cpus);
         free(r->nodes);
         free(r->summary);
+        for (size_t i = 0; i < r->nseries; i++) {
+                free(r->series[i].x);
+                free(r->series[i].run);
+                free(r->series[i].lo);
+                free(r->series[i].hi);
+        }
         memset(r, 0, sizeof *r);
 }
 
@@ -1132,7 +1204,7 @@ int explain_compute(struct store *s, const char *run, const struct explain_opts 
                     char **ret_err)
 {
         struct explain_result res = { .place_metric = -1 };
-        struct ex e = { .s = s };
+        struct ex e = { .s = s, .keep = o->keep_series };
         int r;
 
         if (ret_err)
@@ -1371,7 +1443,7 @@ static int print_tables(const struct explain_result *r)
         return rc ? EXIT_FAILED : EXIT_OK;
 }
 
-static int parse_against(struct explain_opts *o, char *arg)
+int explain_parse_against(struct explain_opts *o, char *arg)
 {
         char *save = NULL;
         const char *why;
@@ -1403,7 +1475,7 @@ int verb_explain(struct ctl *ctl, int argc, char **argv)
         while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 'a':
-                        r = parse_against(&o, optarg);
+                        r = explain_parse_against(&o, optarg);
                         break;
                 case 'S':
                         if (!proto_valid_key(optarg, &why))

@@ -21,6 +21,19 @@ struct explain_opts {
         const char *against[EXPLAIN_MAX_AGAINST];       /* --against, or none: the run's group */
         size_t nagainst;
         const char *score;                              /* --score K, or NULL: the run's first score */
+        size_t keep_series;                             /* keep the per-tick series of this many top counters (plot) */
+};
+
+#define EXPLAIN_KEEP_MAX        4
+#define EXPLAIN_SERIES_POINTS   300     /* kept series are averaged down to this many points */
+
+/* A top counter over time, for `plot explain`: in units of the siblings'
+ * mean rate over the run (1 = their average). */
+struct explain_series {
+        enum metric_id metric;
+        size_t n;
+        double *x;                      /* seconds since the start */
+        double *run, *lo, *hi;          /* the run, and the siblings' range at that offset */
 };
 
 /* A context key whose value is not the same in the run and every sibling. */
@@ -81,6 +94,8 @@ struct explain_result {
         int *cpus, *nodes;
         size_t ncpus, nnodes;
         char *summary;
+        struct explain_series series[EXPLAIN_KEEP_MAX];        /* with opts.keep_series */
+        size_t nseries;
 };
 
 /* Explain run against its siblings.  Errors (with a one-line message in
@@ -93,6 +108,10 @@ void explain_result_free(struct explain_result *r);
 
 /* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
 json_t *explain_json(const struct explain_result *r);
+
+/* --against RUN[,RUN...] into o (arg is cut in place and must outlive
+ * o); 0, or EXIT_USAGE after printing why. */
+int explain_parse_against(struct explain_opts *o, char *arg);
 
 /* "0-3,8" */
 void explain_format_cpus(const int *c, size_t n, char *buf, size_t len);

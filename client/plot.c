@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "explain.h"         /* plot explain (issue 14) */
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
@@ -32,6 +33,7 @@ enum pstyle {
         STYLE_ERRORLINES,       /* points joined, with min/max bars */
         STYLE_POINTS,           /* points alone */
         STYLE_MARKED,           /* big open circles over other points */
+        STYLE_BAND,             /* the area between ylo and yhi (plot explain) */
 };
 
 struct pseries {
@@ -61,6 +63,8 @@ struct plot {
         size_t nmarks;
         struct pfunc *funcs;
         size_t nfuncs;
+        double (*shade)[2];     /* x ranges shaded behind the series (plot explain's phases) */
+        size_t nshade;
         json_t *xtics;          /* [{"label", "x"}] for categories, or NULL */
         bool logx;
         const char *key;        /* where the legend goes in files (gnuplot "set key") */
@@ -90,6 +94,7 @@ static void plot_free(struct plot *p)
                 free(p->funcs[i].expr);
         }
         free(p->funcs);
+        free(p->shade);
         json_decref(p->xtics);
         free(p->hz);
 }
@@ -180,7 +185,7 @@ static json_t *plot_json(const struct plot *p)
                 json_t *pts = json_array();
                 for (size_t k = 0; k < p->s[i].n; k++) {
                         json_t *pt = json_pack("{s:o,s:o}", "x", json_number(p->s[i].x[k]), "y", json_number(p->s[i].y[k]));
-                        if (p->s[i].style == STYLE_ERRORLINES) {
+                        if (p->s[i].style == STYLE_ERRORLINES || p->s[i].style == STYLE_BAND) {
                                 json_object_set_new(pt, "ymin", json_number(p->s[i].ylo[k]));
                                 json_object_set_new(pt, "ymax", json_number(p->s[i].yhi[k]));
                         }
@@ -195,6 +200,12 @@ static json_t *plot_json(const struct plot *p)
         json_object_set_new(o, "series", series);
         json_object_set_new(o, "markers", marks);
         json_object_set_new(o, "functions", funcs);
+        if (p->nshade) {
+                json_t *sh = json_array();
+                for (size_t i = 0; i < p->nshade; i++)
+                        json_array_append_new(sh, json_pack("{s:f,s:f}", "from", p->shade[i][0], "to", p->shade[i][1]));
+                json_object_set_new(o, "shaded", sh);
+        }
         if (p->xtics)
                 json_object_set(o, "categories", p->xtics);
         if (p->heat) {
@@ -317,6 +328,9 @@ static void write_script(FILE *f, const struct plot *p, const char *output, bool
                 }
                 fprintf(f, ") noenhanced\nset xrange [-0.5:%g]\n", (double)json_array_size(p->xtics) - 0.5);
         }
+        for (size_t i = 0; i < p->nshade; i++)
+                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
+                        i + 1, p->shade[i][0], p->shade[i][1]);
         for (size_t i = 0; i < p->nmarks; i++) {
                 fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
                         p->marks[i].x, p->marks[i].x);
@@ -381,6 +395,10 @@ static void write_script(FILE *f, const struct plot *p, const char *output, bool
                         break;
                 case STYLE_MARKED:
                         fprintf(f, "using 1:2 with points pt 6 ps 3.5 lw 2 lc rgb '#e41a1c'");
+                        break;
+                case STYLE_BAND:    /* in the colour of the line drawn after it */
+                        fprintf(f, "using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.2 noborder",
+                                colours[(i + 1) % ELEMENTSOF(colours)]);
                         break;
                 }
                 fprintf(f, " title ");
@@ -492,6 +510,7 @@ static int render(const struct plot *p, const char *output)
 
 struct popts {
         const char *metric, *run, *score, *by, *series, *output;
+        char *against;          /* plot explain --against RUN,... */
         const char *per;
         struct run_select sel;
         struct group_opts go;
@@ -943,6 +962,79 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
         return 0;
 }
 
+/* plot explain RUN: the top counters of `explain` over time, the run
+ * against its siblings' range, in units of the siblings' mean; phases
+ * shaded.  (issue 14) */
+static int kind_explain(struct ctl *ctl, struct popts *o, struct plot *p)
+{
+        struct explain_opts eo = { .keep_series = 3, .score = o->score };
+        struct explain_result res;
+        _cleanup_free_ char *err = NULL;
+        const char *why;
+        char name[128], sibs[256];
+        size_t off = 0;
+        int r;
+
+        if (!o->metric)
+                return ctl_fail(EXIT_USAGE, "plot explain needs a RUN");
+        if (!proto_valid_name(o->metric, &why))
+                return ctl_fail(EXIT_USAGE, "plot explain '%s': not a run name: %s", o->metric, why);
+        if (o->against) {
+                r = explain_parse_against(&eo, o->against);
+                if (r)
+                        return r;
+        }
+        r = explain_compute(ctl->store, o->metric, &eo, &res, &err);
+        if (r < 0)
+                return ctl_fail(r == -EINVAL ? EXIT_USAGE : EXIT_FAILED, "%s", err ? err : strerror(-r));
+        if (res.nseries == 0) {
+                r = ctl_fail(EXIT_FAILED, "run %s: %s", o->metric,
+                             res.have_series ? "no counter moved in it and its siblings" : res.phases_why);
+                explain_result_free(&res);
+                return r;
+        }
+        sibs[0] = 0;
+        for (size_t k = 0; k < res.nsib && k < 3; k++)
+                strbuf_appendf(sibs, sizeof sibs, &off, "%s%s", k ? ", " : "", res.siblings[k]);
+        if (res.nsib > 3)
+                strbuf_appendf(sibs, sizeof sibs, &off, ", ...");
+        for (size_t i = 0; i < res.nseries; i++) {
+                const struct explain_series *sr = &res.series[i];
+                struct pseries *band, *line;
+                /* add_series() moves the array: take both after */
+                snprintf(name, sizeof name, "%s: siblings' range", metric_table[sr->metric].name);
+                if (!add_series(p, name, STYLE_BAND))
+                        break;
+                snprintf(name, sizeof name, "%s: %s", metric_table[sr->metric].name, o->metric);
+                if (!add_series(p, name, STYLE_LINES))
+                        break;
+                band = &p->s[p->ns - 2];
+                line = &p->s[p->ns - 1];
+                for (size_t k = 0; k < sr->n; k++) {
+                        if (isfinite(sr->lo[k]))
+                                add_point(band, sr->x[k], (sr->lo[k] + sr->hi[k]) / 2, sr->lo[k], sr->hi[k]);
+                        if (isfinite(sr->run[k]))
+                                add_point(line, sr->x[k], sr->run[k], 0, 0);
+                }
+        }
+        for (size_t i = 0; i < res.nphases; i++) {
+                double (*sh)[2] = realloc(p->shade, (p->nshade + 1) * sizeof *sh);
+                if (!sh)
+                        break;
+                p->shade = sh;
+                p->shade[p->nshade][0] = res.phases[i].start_s;
+                p->shade[p->nshade][1] = res.phases[i].start_s + res.phases[i].dur_s;
+                p->nshade++;
+        }
+        set_text(p->title, sizeof p->title, "%s against %s%s", o->metric, sibs,
+                 res.nphases ? " (phases shaded)" : "");
+        set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of the run");
+        set_text(p->ylabel, sizeof p->ylabel, "rate / the siblings' mean rate");
+        p->yzero = true;
+        explain_result_free(&res);
+        return 0;
+}
+
 static void usage(void)
 {
         printf("Usage: scalemonctl plot KIND [selection] [-o FILE.svg|FILE.png]\n"
@@ -951,6 +1043,7 @@ static void usage(void)
                "  curve --by TAG [--series TAG] [--score K] [--y speedup|score]\n"
                "  groups --group-by TAG,... [--score K]\n"
                "  scatter METRIC [--score K] [--group-by TAG,...]\n"
+               "  explain RUN [--against RUN,...] [--score K]\n"
                "Runs are selected with --since, --until and --tag K=V as in report.\n"
                "Without -o the chart is drawn in the terminal; --format json writes the data instead.\n");
 }
@@ -968,6 +1061,7 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
                 { "y", required_argument, NULL, 'y' },
+                { "against", required_argument, NULL, 'a' },
                 { "output", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -1011,6 +1105,9 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                 case 'o':
                         o.output = optarg;
                         break;
+                case 'a':
+                        o.against = optarg;
+                        break;
                 case 'h':
                         usage();
                         goto out;
@@ -1021,7 +1118,7 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
         if (r)
                 goto out;
         if (optind >= argc) {
-                r = ctl_fail(EXIT_USAGE, "plot needs a KIND: timeseries, heatmap, curve, groups or scatter");
+                r = ctl_fail(EXIT_USAGE, "plot needs a KIND: timeseries, heatmap, curve, groups, scatter or explain");
                 goto out;
         }
         kind = argv[optind++];
@@ -1063,8 +1160,10 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                         r = kind_groups(ctl, &o, &p);
         } else if (streq(kind, "scatter"))
                 r = kind_scatter(ctl, &o, &p);
+        else if (streq(kind, "explain"))
+                r = kind_explain(ctl, &o, &p);
         else
-                r = ctl_fail(EXIT_USAGE, "unknown plot kind '%s': use timeseries, heatmap, curve, groups or scatter", kind);
+                r = ctl_fail(EXIT_USAGE, "unknown plot kind '%s': use timeseries, heatmap, curve, groups, scatter or explain", kind);
         if (r)
                 goto out;
 

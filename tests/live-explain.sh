@@ -110,6 +110,14 @@ for r in $R1 $R3; do
 done
 ctl explain $R1 | sed 's/^/# /'
 
+# the chart: the run against its siblings' band, phases shaded
+ctl plot explain $R2 -o "$TMP/explain.svg" && grep -q "<svg" "$TMP/explain.svg"; ok $? "plot explain $R2 -o FILE.svg"
+ctl --format json plot explain $R2 > "$TMP/plot.json"; ok $? "plot explain --format json"
+[ "$(jpy 'len(d.get("shaded", []))' < "$TMP/plot.json")" = "$(jpy 'len(d["phases"])' < "$TMP/storm.json")" ]
+ok $? "one shaded range per phase"
+[ "$(jpy 'd["series"][1]["name"]' < "$TMP/plot.json")" = "$(jpy 'd["counters"][0]["metric"]' < "$TMP/storm.json"): $R2" ]
+ok $? "the top counter drawn first, after its siblings' band"
+
 # bad input: one line, exit 1 for a request that fails, 2 for bad usage
 err() { local want=$1 out rc; shift; out=$("$@" 2>&1 >/dev/null); rc=$?; [ $rc = "$want" ] && [ "$(echo "$out" | wc -l)" = 1 ]; ok $? "exit $want: $out"; }
 ctl run start lonely --tag bench=alone >/dev/null && sleep 0.3 && ctl run stop lonely >/dev/null
