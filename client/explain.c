@@ -42,9 +42,9 @@
  *    run's excess over the siblings' band (as above, on that bin's rates,
  *    e = max(1% of the 95th percentile of all bins, three of the
  *    counter's quanta per tick)) forms a series y; its
- *    change points come from PELT (changepoint.c: noise from the MAD of
- *    differences, floor SIGMA_FLOOR; penalty 3 ln n; segments of at least
- *    two ticks).  A segment that is not the whole run and whose mean y is
+ *    change points come from PELT (changepoint.c: noise from the SD of
+ *    differences, floor SIGMA_FLOOR; penalty 3 ln n + 2 ln K for K
+ *    counters searched; segments of at least three ticks).  A segment that is not the whole run and whose mean y is
  *    at least ln PHASE_RATIO (the run at least twice the highest sibling,
  *    or under half the lowest, on average there) is a departure.
  *    Departures of different counters that overlap by at least half of the
@@ -79,7 +79,7 @@
 #define SPREAD_FLOOR    0.02            /* ln units: 2% */
 #define SIGMA_FLOOR     0.05            /* per-tick ln-excess noise floor: 5% */
 #define PHASE_RATIO     2.0
-#define PHASE_MIN_TICKS 2
+#define PHASE_MIN_TICKS 3
 #define PLACE_FRACTION  0.25
 #define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
 #define STABLE_MINMAX   0.75
@@ -944,6 +944,11 @@ static int do_time(struct ex *e, struct explain_result *res)
                  * beat (and a real change's two edges, which only makes
                  * the test more conservative) */
                 co.sigma = cp_noise_sigma_sd(y, len);
+                /* K counters are searched: 2 ln K more per change keeps
+                 * the chance of a phase in pure noise across all of them
+                 * about that of one counter alone (the tail of the gain
+                 * falls as exp(-penalty / 2)) */
+                co.penalty = cp_default_penalty(len) + 2 * log((double)res->ncounters);
                 r = cp_pelt(y, len, &co, &cp, &ncp);
                 if (r < 0)
                         goto out;
