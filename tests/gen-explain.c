@@ -1,16 +1,20 @@
-/* bench-explain-gen.c - the database bench-explain.sh times `scalemonctl
- * explain` against: a 256-CPU machine (4 nodes of 64) sampled at 100 ms,
- * three runs of 10 minutes each (6,000 ticks) with the same tags, written
+/* gen-explain.c - a database with a known phase for `scalemonctl explain`:
+ * what bench/bench-explain.sh times and tests/explain-synthetic.sh checks.
+ * By default a 256-CPU machine (4 nodes of 64) sampled at 100 ms, three
+ * runs of 10 minutes each (6,000 ticks) with the same tags, written
  * through the store API as scalemond writes them (store_add_tick,
  * store_add_cpu_values, store_add_sample, store_run_insert,
  * store_run_finish with runs_build_totals()' totals).
  *
  * Ten cpu-scope counters move on every CPU every tick, with noise; two
  * node counters and one system counter too.  The third run ("bx-slow",
- * the lowest score) has a lock storm on node 1 (CPUs 64-127) from +3m00s
- * for 3m00s: lock contentions 9x (3x machine-wide), context switches 2x there.
+ * the lowest score) has a lock storm on node 1 (CPUs 64-127) from 30% of
+ * the run to 60% (+3m00s for 3m00s): lock contentions 9x there (3x
+ * machine-wide), context switches 2x.
  *
- * Usage: bench-explain-gen PATH   (reused if this version made it)
+ * Usage: gen-explain PATH [CPUS TICKS]
+ * Without CPUS and TICKS, PATH is reused if this version made it.  CPUS
+ * is a multiple of 4 (4 nodes), TICKS per run at least 20.
  */
 #include "config.h"
 
@@ -28,13 +32,11 @@
 #include "timeutil.h"
 
 #define GEN_VERSION     2
-#define NCPU            256
-#define PER_NODE        64
-#define NNODE           (NCPU / PER_NODE)
+#define MAX_CPU         1024
+#define NNODE           4
 #define TICK_NS         (100 * NSEC_PER_MSEC)
-#define RUN_TICKS       6000
-#define STORM_FROM      1800
-#define STORM_TO        3600
+
+static int NCPU = 256, PER_NODE = 64, RUN_TICKS = 6000, STORM_FROM = 1800, STORM_TO = 3600;
 
 static const int cpu_metric[] = { M_CONTEXT_SWITCHES, M_CPU_MIGRATIONS, M_PAGE_FAULTS, M_PAGE_FAULTS_MINOR,
                                   M_LOCK_CONTENTIONS, M_CYCLES,         M_INSTRUCTIONS, M_CPU_USER,
@@ -47,7 +49,7 @@ struct gen {
         struct cpumap map;
         int64_t t, host, last_tick;
         uint64_t rng;
-        double acc[_M_MAX * NCPU];      /* a run's sums per (metric, cpu), in the catalogue unit */
+        double acc[_M_MAX * MAX_CPU];      /* a run's sums per (metric, cpu), in the catalogue unit */
         bool accumulate;
 };
 
@@ -68,7 +70,7 @@ static double jitter(struct gen *g, double sd)
 
 static int emit_tick(struct gen *g, bool storm)
 {
-        static int64_t v[NCPU];
+        static int64_t v[MAX_CPU];
         int64_t id, nodev[NNODE] = { 0 };
         int r;
 
@@ -113,8 +115,8 @@ static int run_one(struct gen *g, const char *name, double score, bool slow)
         struct store_kv ctx[] = { { "kernel", "6.1.0-13-amd64" }, { "thp_enabled", "always" } };
         struct store_score sc = { "jobs_per_min", score };
         struct store_total *tot = NULL;
-        static double vals[_M_MAX * NCPU];
-        bool cpus[NCPU], metrics[_M_MAX];
+        static double vals[_M_MAX * MAX_CPU];
+        bool cpus[MAX_CPU], metrics[_M_MAX];
         int64_t id, start_t;
         size_t ntot = 0;
         int r;
@@ -172,31 +174,43 @@ int main(int argc, char **argv)
         struct gen g = { .rng = 0x5ca1e3019e3779b9ULL };
         struct host_info h = { .machine_id = "bench-explain-256", .hostname = "epyc-2s-256",
                                .kernel = "6.1.0-13-amd64", .cpu_model = "AMD EPYC 7763 64-Core Processor",
-                               .ncpus = NCPU, .nnodes = NNODE };
-        bool avail[_M_MAX], online[NCPU];
+                               .nnodes = NNODE };
+        bool avail[_M_MAX], online[MAX_CPU];
         double scale[_M_MAX];
-        int node_of[NCPU], r;
+        int node_of[MAX_CPU], r;
         char tmp[4096], *err = NULL;
         int64_t v;
 
-        if (argc != 2) {
-                fprintf(stderr, "usage: bench-explain-gen PATH\n");
+        if (argc != 2 && argc != 4) {
+                fprintf(stderr, "usage: gen-explain PATH [CPUS TICKS]\n");
                 return 2;
         }
-        if (store_open(argv[1], STORE_READ, &g.st, NULL) == 0) {
+        if (argc == 4) {
+                NCPU = atoi(argv[2]);
+                RUN_TICKS = atoi(argv[3]);
+                if (NCPU < 4 || NCPU > MAX_CPU || NCPU % 4 || RUN_TICKS < 20) {
+                        fprintf(stderr, "gen-explain: CPUS a multiple of 4 up to %d, TICKS at least 20\n", MAX_CPU);
+                        return 2;
+                }
+                PER_NODE = NCPU / NNODE;
+                STORM_FROM = RUN_TICKS * 3 / 10;
+                STORM_TO = RUN_TICKS * 6 / 10;
+                unlink(argv[1]);
+        } else if (store_open(argv[1], STORE_READ, &g.st, NULL) == 0) {
                 bool same = store_meta_get_int(g.st, "bench_explain_version", &v) == 0 && v == GEN_VERSION;
                 g.st = store_close(g.st);
                 if (same) {
-                        printf("bench-explain-gen: reusing %s\n", argv[1]);
+                        printf("gen-explain: reusing %s\n", argv[1]);
                         return 0;
                 }
         }
+        h.ncpus = NCPU;
         snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
         unlink(tmp);
         if (cpumap_simulate(NCPU, PER_NODE, &g.map) < 0)
                 return 1;
         if (store_open(tmp, STORE_WRITE, &g.st, &err) < 0) {
-                fprintf(stderr, "bench-explain-gen: %s\n", err ? err : "cannot open");
+                fprintf(stderr, "gen-explain: %s\n", err ? err : "cannot open");
                 return 1;
         }
         for (int m = 0; m < _M_MAX; m++) {
@@ -224,13 +238,13 @@ int main(int argc, char **argv)
         if (r >= 0)
                 r = store_meta_set_int(g.st, "bench_explain_version", GEN_VERSION);
         if (r < 0)
-                fprintf(stderr, "bench-explain-gen: %s\n", store_errmsg(g.st));
+                fprintf(stderr, "gen-explain: %s\n", store_errmsg(g.st));
         g.st = store_close(g.st);
         cpumap_clear(&g.map);
         if (r < 0 || rename(tmp, argv[1]) < 0) {
-                fprintf(stderr, "bench-explain-gen: failed: %s\n", r < 0 && g.st ? store_errmsg(g.st) : strerror(r < 0 ? -r : errno));
+                fprintf(stderr, "gen-explain: failed: %s\n", r < 0 && g.st ? store_errmsg(g.st) : strerror(r < 0 ? -r : errno));
                 return 1;
         }
-        printf("bench-explain-gen: wrote %s\n", argv[1]);
+        printf("gen-explain: wrote %s\n", argv[1]);
         return 0;
 }
