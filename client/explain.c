@@ -181,7 +181,14 @@ static int ex_load(struct ex *e, const char *name, const struct explain_opts *o,
                 return fail(ret_err, -ENOENT, "no run named '%s' (see scalemonctl runs)", name);
         if (streq(e->all[e->run].info.status, "running"))
                 return fail(ret_err, -EBUSY, "run '%s' is still running: explain it once it has stopped", name);
+        /* quick (with --against): only the run and those named; the
+         * others stay unread, without tags, so in no group */
         for (size_t i = 0; i < n; i++) {
+                bool needed = !(o->quick && o->nagainst) || i == e->run;
+                for (size_t a = 0; !needed && a < o->nagainst; a++)
+                        needed = streq(e->all[i].info.name, o->against[a]);
+                if (!needed)
+                        continue;
                 r = store_run_detail_parts(e->s, e->all[i].info.id,
                                            RUN_TAGS | RUN_SCORES | RUN_CONTEXT | RUN_SYSTEM_TOTALS, &e->all[i].d);
                 if (r < 0)
@@ -1166,6 +1173,57 @@ static int build_summary(const struct explain_result *res, char **ret)
         }
         *ret = b;
         return 0;
+}
+
+void explain_brief(const struct explain_result *r, char *line1, size_t len1, char *line2, size_t len2)
+{
+        size_t o = 0, shown = 0;
+        char t[32];
+
+        line1[0] = line2[0] = 0;
+        strbuf_appendf(line1, len1, &o, "%s against the other %zu:", r->run, r->nsib);
+        for (size_t i = 0; i < r->nctx && i < 2; i++)
+                strbuf_appendf(line1, len1, &o, " %s %s here;", r->ctx[i].key, r->ctx[i].run ? r->ctx[i].run : "(none)");
+        for (size_t i = 0; i < r->ncounters && shown < 2; i++) {
+                const struct explain_counter *c = &r->counters[i];
+                if (c->excess == 0 || fabs(c->score) < 1)
+                        break;
+                fmt_ratio(exp(fabs(c->excess)), t, sizeof t);
+                strbuf_appendf(line1, len1, &o, "%s %s %s %s (%.1f spreads", shown ? "," : "", metric_table[c->metric].name, t,
+                               c->excess > 0 ? "above" : "below", fabs(c->score));
+                if (c->consistent >= 0)
+                        strbuf_appendf(line1, len1, &o, "; order %s %zu of %zu, a hint", c->consistent ? "consistent" : "holds in",
+                                       c->agree, c->nruns);
+                strbuf_appendf(line1, len1, &o, ")");
+                shown++;
+        }
+        if (shown == 0)
+                strbuf_appendf(line1, len1, &o, " no counter clearly outside their range");
+        if (r->nphases) {
+                const struct explain_phase *best = &r->phases[0];
+                char c[256], n[64], t2[32];
+                size_t o2 = 0;
+                /* the phase whose lead counter moved most */
+                for (size_t i = 1; i < r->nphases; i++)
+                        if (r->phases[i].nm && best->nm &&
+                            fabs(log(r->phases[i].m[0].ratio)) > fabs(log(best->m[0].ratio)))
+                                best = &r->phases[i];
+                fmt_secs(best->start_s, t, sizeof t);
+                fmt_secs(best->dur_s, t2, sizeof t2);
+                strbuf_appendf(line2, len2, &o2, "phase from +%s for %s:", t, t2);
+                for (size_t q = 0; q < best->nm && q < 2; q++) {
+                        fmt_ratio(best->m[q].ratio, t, sizeof t);
+                        strbuf_appendf(line2, len2, &o2, "%s %s %s", q ? "," : "", metric_table[best->m[q].metric].name, t);
+                }
+                if (best->ncpus) {
+                        explain_format_cpus(best->cpus, best->ncpus, c, sizeof c);
+                        explain_format_cpus(best->nodes, best->nnodes, n, sizeof n);
+                        strbuf_appendf(line2, len2, &o2, " on CPU%s %s%s%s%s", best->ncpus > 1 ? "s" : "", c,
+                                       best->nnodes ? " (node " : "", best->nnodes ? n : "", best->nnodes ? ")" : "");
+                }
+                if (r->nphases > 1)
+                        strbuf_appendf(line2, len2, &o2, "; %zu more phase%s", r->nphases - 1, r->nphases > 2 ? "s" : "");
+        }
 }
 
 /* ---- the whole ---- */

@@ -22,6 +22,9 @@ struct explain_opts {
         size_t nagainst;
         const char *score;                              /* --score K, or NULL: the run's first score */
         size_t keep_series;                             /* keep the per-tick series of this many top counters (plot) */
+        bool quick;                                     /* read only the run and its siblings: spreads from
+                                                         * the siblings, not the stable groups (report's
+                                                         * per-group use) */
 };
 
 #define EXPLAIN_KEEP_MAX        4
@@ -108,6 +111,11 @@ void explain_result_free(struct explain_result *r);
 
 /* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
 json_t *explain_json(const struct explain_result *r);
+
+/* The result in one or two lines, for report --group-by: the context
+ * that differs and the top counters (line1), the strongest phase (line2,
+ * empty if none). */
+void explain_brief(const struct explain_result *r, char *line1, size_t len1, char *line2, size_t len2);
 
 /* --against RUN[,RUN...] into o (arg is cut in place and must outlive
  * o); 0, or EXIT_USAGE after printing why. */
