@@ -84,6 +84,7 @@
 #define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
 #define STABLE_MINMAX   0.75
 #define SUMMARY_TOP     3
+#define MAX_BINS        20000           /* a longer run is binned by several ticks */
 
 static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
 static int fail(char **ret_err, int r, const char *fmt, ...)
@@ -663,29 +664,15 @@ static int whole_run_place(struct ex *e, struct explain_result *res)
 
 /* ---- 3. time ---- */
 
-/* The series of metric m from a run's tick values, as rates per second
- * in bins of iv from the run's start (NAN: no tick, or one not counted). */
-static void bin_series(const struct store_tick_values *tv, int m, int64_t start, int64_t iv, size_t nbins,
-                       double *out, double *dur)
+/* The series of metric m from a run's binned tick values, as rates per
+ * second (NAN: no tick, or one not counted). */
+static void bin_series(const struct store_tick_values *tv, int m, size_t nbins, double *out)
 {
         const double *v = tv->v + (size_t)m * tv->n;
         const uint8_t *nc = tv->nc + (size_t)m * tv->n;
 
-        memset(out, 0, nbins * sizeof *out);
-        memset(dur, 0, nbins * sizeof *dur);
-        for (size_t i = 0; i < tv->n; i++) {
-                int64_t off = tv->t[i] - start;
-                size_t b;
-                if (off < 0 || nc[i])
-                        continue;
-                b = (size_t)(off / iv);
-                if (b >= nbins)
-                        continue;
-                out[b] += v[i];
-                dur[b] += (double)tv->dur[i] / 1e9;
-        }
         for (size_t b = 0; b < nbins; b++)
-                out[b] = dur[b] > 0 ? out[b] / dur[b] : NAN;
+                out[b] = b < tv->n && tv->dur[b] > 0 && !nc[b] ? v[b] / ((double)tv->dur[b] / 1e9) : NAN;
 }
 
 struct window {
@@ -846,7 +833,7 @@ static int do_time(struct ex *e, struct explain_result *res)
         struct store_tick_values tv[EXPLAIN_MAX_AGAINST + 1];
         size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1];
         struct bins B = { 0 };
-        _cleanup_free_ double *dur = NULL, *y = NULL, *all = NULL;
+        _cleanup_free_ double *y = NULL, *all = NULL;
         struct window *w = NULL;
         int64_t iv = 0;
         int r = 0;
@@ -870,7 +857,12 @@ static int do_time(struct ex *e, struct explain_result *res)
                 snprintf(res->phases_why, sizeof res->phases_why, "the database does not record the sampling interval");
                 return 0;
         }
+        /* a long run in bins of several ticks: at most MAX_BINS */
         nbins = (size_t)((run->info.end - run->info.start + iv - 1) / iv);
+        if (nbins > MAX_BINS) {
+                iv *= (int64_t)((nbins + MAX_BINS - 1) / MAX_BINS);
+                nbins = (size_t)((run->info.end - run->info.start + iv - 1) / iv);
+        }
         if (nbins < 2 * PHASE_MIN_TICKS) {
                 snprintf(res->phases_why, sizeof res->phases_why, "the run is too short for phases (%zu ticks)", nbins);
                 return 0;
@@ -886,16 +878,15 @@ static int do_time(struct ex *e, struct explain_result *res)
         for (size_t ci = 0; ci < res->ncounters; ci++)
                 B.slot[res->counters[ci].metric] = (int)ci;
         B.v = calloc(res->ncounters * nruns * nbins + 1, sizeof *B.v);
-        dur = calloc(nbins + 1, sizeof *dur);
         y = calloc(nbins + 1, sizeof *y);
         all = calloc(nbins * nruns + 1, sizeof *all);
-        if (!B.v || !dur || !y || !all) {
+        if (!B.v || !y || !all) {
                 r = -ENOMEM;
                 goto out;
         }
         for (size_t j = 0; j < nruns; j++) {
                 const struct rrun *rr = ex_run(e, sibidx[j]);
-                r = store_tick_values(e->s, rr->info.start, rr->info.end, &tv[j]);
+                r = store_tick_values(e->s, rr->info.start, rr->info.end, iv, &tv[j]);
                 if (r < 0)
                         goto out;
         }
@@ -907,8 +898,7 @@ static int do_time(struct ex *e, struct explain_result *res)
                 struct cp_opts co = { .sigma_min = SIGMA_FLOOR, .min_seg = PHASE_MIN_TICKS };
 
                 for (size_t j = 0; j < nruns; j++)
-                        bin_series(&tv[j], m, ex_run(e, sibidx[j])->info.start, iv, nbins,
-                                   B.v + ((size_t)B.slot[m] * nruns + j) * nbins, dur);
+                        bin_series(&tv[j], m, nbins, B.v + ((size_t)B.slot[m] * nruns + j) * nbins);
                 /* offsets covered by the run and a sibling: up to the last one */
                 while (len > 0) {
                         bool any = false;

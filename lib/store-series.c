@@ -23,33 +23,33 @@ void store_tick_values_free(struct store_tick_values *tv)
 {
         if (!tv)
                 return;
-        free(tv->t);
         free(tv->dur);
-        free(tv->id);
         free(tv->v);
         free(tv->nc);
+        free(tv->id_);
+        free(tv->bin_);
         memset(tv, 0, sizeof *tv);
 }
 
-/* Index of tick id in the sorted ids, or -1. */
-static ssize_t tick_index(const struct store_tick_values *tv, int64_t id)
+/* The bin of tick id, or -1 if it is not one of the range's. */
+static ssize_t tick_bin(const struct store_tick_values *tv, int64_t id)
 {
-        size_t lo = 0, hi = tv->n;
+        size_t lo = 0, hi = tv->nticks_;
 
         /* ids are usually consecutive: try the direct place first */
-        if (tv->n && id >= tv->id[0] && (size_t)(id - tv->id[0]) < tv->n && tv->id[id - tv->id[0]] == id)
-                return (ssize_t)(id - tv->id[0]);
+        if (tv->nticks_ && id >= tv->id_[0] && (size_t)(id - tv->id_[0]) < tv->nticks_ && tv->id_[id - tv->id_[0]] == id)
+                return (ssize_t)tv->bin_[id - tv->id_[0]];
         while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
-                if (tv->id[mid] < id)
+                if (tv->id_[mid] < id)
                         lo = mid + 1;
                 else
                         hi = mid;
         }
-        return lo < tv->n && tv->id[lo] == id ? (ssize_t)lo : -1;
+        return lo < tv->nticks_ && tv->id_[lo] == id ? (ssize_t)tv->bin_[lo] : -1;
 }
 
-int store_tick_values(struct store *s, int64_t since, int64_t until, struct store_tick_values *ret)
+int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_tick_values *ret)
 {
         struct store_tick_values tv = { 0 };
         double scale[_M_MAX];
@@ -57,6 +57,9 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, struct stor
         size_t cap = 0;
         int r;
 
+        if (bin_ns <= 0 || until <= since)
+                return -EINVAL;
+        tv.n = (size_t)((until - since + bin_ns - 1) / bin_ns);
         for (int m = 0; m < _M_MAX; m++)
                 scale[m] = 1;
         if (sqlite3_prepare_v2(s->db, "SELECT id, scale FROM metric", -1, &st, NULL) != SQLITE_OK)
@@ -69,52 +72,55 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, struct stor
         sqlite3_finalize(st);
         if (r != SQLITE_DONE)
                 return store_sqlite_error(s, "metrics");
+        tv.dur = calloc(tv.n + 1, sizeof *tv.dur);
+        tv.v = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.v);
+        tv.nc = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.nc);
+        if (!tv.dur || !tv.v || !tv.nc) {
+                store_tick_values_free(&tv);
+                return -ENOMEM;
+        }
 
-        /* the ticks */
+        /* the ticks, and the bin of each */
         if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
-                               NULL) != SQLITE_OK)
+                               NULL) != SQLITE_OK) {
+                store_tick_values_free(&tv);
                 return store_sqlite_error(s, "series");
+        }
         sqlite3_bind_int64(st, 1, since);
         sqlite3_bind_int64(st, 2, until);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                if (tv.n == cap) {
+                size_t b = (size_t)((sqlite3_column_int64(st, 1) - since) / bin_ns);
+                if (tv.nticks_ == cap) {
                         size_t c = cap ? cap * 2 : 1024;
-                        int64_t *a = realloc(tv.id, c * sizeof *a), *b, *d;
+                        int64_t *a = realloc(tv.id_, c * sizeof *a);
+                        size_t *bb;
                         if (a)
-                                tv.id = a;
-                        b = a ? realloc(tv.t, c * sizeof *b) : NULL;
-                        if (b)
-                                tv.t = b;
-                        d = b ? realloc(tv.dur, c * sizeof *d) : NULL;
-                        if (!d) {
+                                tv.id_ = a;
+                        bb = a ? realloc(tv.bin_, c * sizeof *bb) : NULL;
+                        if (!bb) {
                                 r = -ENOMEM;
                                 break;
                         }
-                        tv.dur = d;
+                        tv.bin_ = bb;
                         cap = c;
                 }
-                tv.id[tv.n] = sqlite3_column_int64(st, 0);
-                tv.t[tv.n] = sqlite3_column_int64(st, 1);
-                tv.dur[tv.n] = sqlite3_column_int64(st, 2);
-                tv.n++;
+                tv.id_[tv.nticks_] = sqlite3_column_int64(st, 0);
+                tv.bin_[tv.nticks_] = b;
+                tv.nticks_++;
+                tv.dur[b] += sqlite3_column_int64(st, 2);
         }
         sqlite3_finalize(st);
         if (r != SQLITE_DONE) {
                 store_tick_values_free(&tv);
                 return r < 0 ? r : store_sqlite_error(s, "series");
         }
-        tv.v = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.v);
-        tv.nc = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.nc);
-        if (!tv.v || !tv.nc) {
-                store_tick_values_free(&tv);
-                return -ENOMEM;
-        }
-        if (tv.n == 0) {
+        if (tv.nticks_ == 0) {
                 *ret = tv;
                 return 0;
         }
 
-        /* cpu metrics: one scan of cpu_sample's (tick, metric) key */
+        /* cpu metrics: one scan of cpu_sample's (tick, metric) key; the
+         * blob only where the total is NULL (a CPU not counted) */
         if (sqlite3_prepare_v2(s->db,
                                "SELECT tick, metric, total, CASE WHEN total IS NULL THEN vals END FROM cpu_sample "
                                "WHERE tick >= ?1 AND tick <= ?2",
@@ -122,19 +128,19 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, struct stor
                 store_tick_values_free(&tv);
                 return store_sqlite_error(s, "series");
         }
-        sqlite3_bind_int64(st, 1, tv.id[0]);
-        sqlite3_bind_int64(st, 2, tv.id[tv.n - 1]);
+        sqlite3_bind_int64(st, 1, tv.id_[0]);
+        sqlite3_bind_int64(st, 2, tv.id_[tv.nticks_ - 1]);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                ssize_t i = tick_index(&tv, sqlite3_column_int64(st, 0));
+                ssize_t b = tick_bin(&tv, sqlite3_column_int64(st, 0));
                 int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
                 size_t k;
 
-                if (i < 0 || m < 0)
+                if (b < 0 || m < 0)
                         continue;
-                k = (size_t)m * tv.n + (size_t)i;
+                k = (size_t)m * tv.n + (size_t)b;
                 tv.have[m] = true;
                 if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-                        tv.v[k] = (double)sqlite3_column_int64(st, 2) * scale[m];
+                        tv.v[k] += (double)sqlite3_column_int64(st, 2) * scale[m];
                 else {
                         struct packed_iter it;
                         int64_t sum = 0, v;
@@ -153,7 +159,7 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, struct stor
                                 r = -EIO;
                                 break;
                         }
-                        tv.v[k] = (double)sum * scale[m];
+                        tv.v[k] += (double)sum * scale[m];
                 }
         }
         sqlite3_finalize(st);
@@ -170,24 +176,29 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, struct stor
                 store_tick_values_free(&tv);
                 return store_sqlite_error(s, "series");
         }
-        sqlite3_bind_int64(st, 1, tv.id[0]);
-        sqlite3_bind_int64(st, 2, tv.id[tv.n - 1]);
+        sqlite3_bind_int64(st, 1, tv.id_[0]);
+        sqlite3_bind_int64(st, 2, tv.id_[tv.nticks_ - 1]);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                ssize_t i = tick_index(&tv, sqlite3_column_int64(st, 0));
+                ssize_t b = tick_bin(&tv, sqlite3_column_int64(st, 0));
                 int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
                 size_t k;
-                if (i < 0 || m < 0)
+                if (b < 0 || m < 0)
                         continue;
-                k = (size_t)m * tv.n + (size_t)i;
+                k = (size_t)m * tv.n + (size_t)b;
                 tv.have[m] = true;
-                tv.v[k] = sqlite3_column_double(st, 2) * scale[m];
-                tv.nc[k] = sqlite3_column_int(st, 3) > 0;
+                tv.v[k] += sqlite3_column_double(st, 2) * scale[m];
+                tv.nc[k] |= sqlite3_column_int(st, 3) > 0;
         }
         sqlite3_finalize(st);
         if (r != SQLITE_DONE) {
                 store_tick_values_free(&tv);
                 return store_sqlite_error(s, "series");
         }
+        free(tv.id_);
+        free(tv.bin_);
+        tv.id_ = NULL;
+        tv.bin_ = NULL;
+        tv.nticks_ = 0;
         *ret = tv;
         return 0;
 }

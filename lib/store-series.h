@@ -11,16 +11,19 @@
 #include "store.h"
 
 struct store_tick_values {
-        size_t n;               /* ticks whose start is in [since, until), by id */
-        int64_t *id, *t, *dur;  /* tick id, start and length (ns) */
-        double *v;              /* v[m * n + i]: metric m in tick i, in the catalogue unit, summed
-                                 * over CPUs (cpu scope) or nodes (node scope); 0 where no row */
-        uint8_t *nc;            /* nc[m * n + i]: a CPU or node was not counted (v is the rest) */
+        size_t n;               /* bins: [since + i * bin_ns, since + (i + 1) * bin_ns) */
+        int64_t *dur;           /* the length (ns) of the ticks that start in bin i; 0: none */
+        double *v;              /* v[m * n + i]: metric m over those ticks, in the catalogue unit, summed
+                                 * over CPUs (cpu scope) or nodes (node scope) */
+        uint8_t *nc;            /* nc[m * n + i]: in one of them a CPU or node was not counted */
         bool have[_M_MAX];      /* some row of m in the range */
+        int64_t *id_;           /* (the ticks' ids and bins, while reading) */
+        size_t *bin_, nticks_;
 };
 
-/* -ENOMEM, -EIO (store_errmsg says why). */
-int store_tick_values(struct store *s, int64_t since, int64_t until, struct store_tick_values *ret);
+/* The ticks that start in [since, until), summed into bins of bin_ns
+ * (> 0).  -EINVAL, -ENOMEM, -EIO (store_errmsg says why). */
+int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_tick_values *ret);
 void store_tick_values_free(struct store_tick_values *tv);
 
 /* A cpu-scope metric's sum per CPU c < ncpus over the ticks that start in

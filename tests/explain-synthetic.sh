@@ -27,4 +27,10 @@ for r in bx-r1 bx-r2; do
         [ "$(x --format json explain $r | jpy 'len(d["phases"])')" = 0 ]; ok $? "$r: no phase"
 done
 x plot explain bx-slow -o "$TMP/x.png" && [ -s "$TMP/x.png" ]; ok $? "plot explain -o x.png"
+# a run longer than 20,000 ticks is binned by several: 24,000 ticks in bins of 2
+"$top_builddir/tests/gen-explain" "$TMP/long.db" 8 24000 >/dev/null; ok $? "a long database generated (8 CPUs, 24,000 ticks a run)"
+"$SCALEMONCTL" --db "$TMP/long.db" --format json explain bx-slow > "$TMP/long.json"; ok $? "explain on it"
+[ "$(jpy '(d["tick_s"], [(p["start_offset_s"], p["duration_s"], p["cpus"], p["nodes"]) for p in d["phases"]])' < "$TMP/long.json")" = \
+  "(0.2, [(720.0, 720.0, [2, 3], [1])])" ]
+ok $? "bins of 0.2 s; the phase from +12m for 12m on CPUs 2-3, node 1: $(jpy '[(p["start_offset_s"], p["duration_s"]) for p in d["phases"]]' < "$TMP/long.json")"
 finish
