@@ -2,8 +2,9 @@
  * siblings (the other runs of its group, or those named), in context, in
  * its counters' rates, in time (phases) and in place (CPUs, nodes).
  *
- * explain_compute() fills a typed result; explain_json() and the verb's
- * table printer read it.  See explain.c for the method. */
+ * explain_compute() (explain.c, where the method is described) fills a
+ * typed result; explain-text.c writes it: summary, tables, JSON, the
+ * lines report gives a group. */
 #ifndef SCALEMON_EXPLAIN_H
 #define SCALEMON_EXPLAIN_H
 
@@ -108,6 +109,9 @@ struct explain_result {
 int explain_compute(struct store *s, const char *run, const struct explain_opts *o, struct explain_result *ret,
                     char **ret_err);
 void explain_result_free(struct explain_result *r);
+
+/* The summary paragraph of r (malloc'd); -ENOMEM. */
+int explain_summary(const struct explain_result *r, char **ret);
 
 /* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
 json_t *explain_json(const struct explain_result *r);
