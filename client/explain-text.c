@@ -141,6 +141,9 @@ int explain_summary(const struct explain_result *res, char **ret)
                         fmt_ratio(p->m[q].ratio, t1, sizeof t1);
                         strbuf_appendf(b, len, &o, "%s %s %s%s", q ? "," : "", metric_table[p->m[q].metric].name, t1,
                                        q == 0 ? " the siblings'" : "");
+                        /* "on node 1", unless the place below says just that */
+                        if (p->m[q].node >= 0 && !(p->nnodes == 1 && p->nodes[0] == p->m[q].node))
+                                strbuf_appendf(b, len, &o, " on node %d", p->m[q].node);
                 }
                 place_text(b, len, &o, p->cpus, p->ncpus, p->nodes, p->nnodes);
                 strbuf_appendf(b, len, &o, ".");
@@ -188,6 +191,8 @@ void explain_brief(const struct explain_result *r, char *line1, size_t len1, cha
                 for (size_t q = 0; q < best->nm && q < 2; q++) {
                         fmt_ratio(best->m[q].ratio, t, sizeof t);
                         strbuf_appendf(line2, len2, &o2, "%s %s %s", q ? "," : "", metric_table[best->m[q].metric].name, t);
+                        if (best->m[q].node >= 0)
+                                strbuf_appendf(line2, len2, &o2, " on node %d", best->m[q].node);
                 }
                 if (best->ncpus) {
                         explain_format_cpus(best->cpus, best->ncpus, c, sizeof c);
@@ -256,8 +261,9 @@ json_t *explain_json(const struct explain_result *r)
                 const struct explain_phase *p = &r->phases[i];
                 json_t *ms = json_array();
                 for (size_t q = 0; q < p->nm; q++)
-                        json_array_append_new(ms, json_pack("{s:s,s:f}", "metric", metric_table[p->m[q].metric].name,
-                                                            "ratio", p->m[q].ratio));
+                        json_array_append_new(ms, json_pack("{s:s,s:f,s:o}", "metric", metric_table[p->m[q].metric].name,
+                                                            "ratio", p->m[q].ratio, "node",
+                                                            p->m[q].node >= 0 ? json_integer(p->m[q].node) : json_null()));
                 json_array_append_new(ph, json_pack("{s:f,s:f,s:f,s:o,s:o,s:o,s:o}", "start_offset_s", p->start_s,
                                                     "duration_s", p->dur_s, "share",
                                                     r->run_dur_s > 0 ? p->dur_s / r->run_dur_s : 0.0, "metrics", ms,
@@ -382,6 +388,8 @@ static int print_tables(const struct explain_result *r)
                         for (size_t q = 0; q < p->nm; q++) {
                                 fmt_ratio(p->m[q].ratio, d, sizeof d);
                                 strbuf_appendf(ms, sizeof ms, &o, "%s%s %s", q ? ", " : "", metric_table[p->m[q].metric].name, d);
+                                if (p->m[q].node >= 0)
+                                        strbuf_appendf(ms, sizeof ms, &o, " on node %d", p->m[q].node);
                         }
                         explain_format_cpus(p->cpus, p->ncpus, cpus, sizeof cpus);
                         explain_format_cpus(p->nodes, p->nnodes, nodes, sizeof nodes);

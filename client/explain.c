@@ -47,10 +47,16 @@
  *    counters searched; segments of at least three ticks).  A segment that is not the whole run and whose mean y is
  *    at least ln PHASE_RATIO (the run at least twice the highest sibling,
  *    or under half the lowest, on average there) is a departure.
+ *    With several nodes, the same on a few counters' per-node series: the
+ *    (cpu counter, node) pairs whose whole-run node rate lies outside the
+ *    siblings' range there by two of the counter's spreads, the farthest
+ *    NODE_PAIRS (a storm on one node of eight is under 2x machine-wide).
  *    Departures of different counters that overlap by at least half of the
  *    shorter are one phase, with the bounds of its strongest counter; each
  *    counter's ratio is the run's mean rate over the phase against the
- *    siblings' median at the same offsets.
+ *    siblings' median at the same offsets (on its node, if found there).
+ *    K, the number of series searched, adds 2 ln K to the penalty.  A run
+ *    longer than MAX_BINS ticks is searched in bins of several.
  *
  * 4. Place: for a phase, its strongest cpu counter read per CPU in the
  *    run and each sibling over the phase's offsets; per CPU the run's
@@ -82,6 +88,10 @@
 #define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
 #define STABLE_MINMAX   0.75
 #define MAX_BINS        20000           /* a longer run is binned by several ticks */
+#define NODE_COUNTERS   3               /* cpu counters read per node */
+#define NODE_PAIRS      3               /* (counter, node) series searched */
+#define NODE_MIN_SPREADS 2              /* a node's whole-run excess needed to search it */
+#define MAX_NODES       64
 
 static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
 static int fail(char **ret_err, int r, const char *fmt, ...)
@@ -106,6 +116,39 @@ static double median_of(double *v, size_t n)
                 return NAN;
         qsort(v, n, sizeof *v, cmp_double);
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The k-th smallest of v[0..n) (Hoare's selection; v is reordered). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+        size_t lo = 0, hi = n - 1;
+
+        while (lo < hi) {
+                double pivot = v[lo + (hi - lo) / 2];
+                size_t i = lo, j = hi;
+                while (i <= j) {
+                        while (v[i] < pivot)
+                                i++;
+                        while (v[j] > pivot)
+                                j--;
+                        if (i <= j) {
+                                double t = v[i];
+                                v[i] = v[j];
+                                v[j] = t;
+                                i++;
+                                if (j == 0)
+                                        break;
+                                j--;
+                        }
+                }
+                if (k <= j)
+                        hi = j;
+                else if (k >= i)
+                        lo = i;
+                else
+                        break;
+        }
+        return v[k];
 }
 
 static bool same_tags(const struct run_detail *a, const struct run_detail *b)
@@ -673,14 +716,21 @@ static void bin_series(const struct store_tick_values *tv, int m, size_t nbins, 
 }
 
 struct window {
-        int metric;
+        int metric, node;       /* node -1: the machine */
         size_t a, b;            /* bins [a, b) */
         double mu;              /* mean ln excess */
         bool used;
 };
 
-/* Binned rates: S[(j * nmetric_slots + slot) * nbins + t], j = 0 the run,
- * 1.. the siblings with series. */
+/* One counter's binned rates in each run: s[0] the run, s[1..] the
+ * siblings with series; NAN where a bin has no tick or one not counted. */
+struct sset {
+        const double *s[EXPLAIN_MAX_AGAINST + 1];
+        size_t nruns, nbins;
+        double eps;             /* e of the excess: set by find_windows() */
+};
+
+/* Machine-wide rates of every counter: v[(slot * nruns + j) * nbins + t]. */
 struct bins {
         double *v;
         size_t nbins, nruns;
@@ -693,24 +743,128 @@ static const double *bins_of(const struct bins *B, int m, size_t j)
         return B->v + ((size_t)B->slot[m] * B->nruns + j) * B->nbins;
 }
 
+/* Per-node rates of a few cpu counters: v[((i * nnodes + k) * nruns + j) * nbins + t]. */
+struct nodebins {
+        double *v;
+        int metric[NODE_COUNTERS];
+        size_t nmetric;
+        int nnodes;
+        int pair_metric[NODE_PAIRS], pair_node[NODE_PAIRS];     /* the series searched */
+        size_t npairs;
+        double eps[NODE_COUNTERS * MAX_NODES];
+};
+
+static void sset_machine(const struct bins *B, int m, struct sset *S)
+{
+        S->nruns = B->nruns;
+        S->nbins = B->nbins;
+        S->eps = B->eps[m];
+        for (size_t j = 0; j < B->nruns; j++)
+                S->s[j] = bins_of(B, m, j);
+}
+
+static void sset_node(const struct nodebins *N, const struct bins *B, size_t i, int k, struct sset *S)
+{
+        S->nruns = B->nruns;
+        S->nbins = B->nbins;
+        S->eps = N->eps[i * (size_t)N->nnodes + (size_t)k];
+        for (size_t j = 0; j < B->nruns; j++)
+                S->s[j] = N->v + (((i * (size_t)N->nnodes + (size_t)k) * B->nruns + j) * B->nbins);
+}
+
 /* The run's mean rate over [a, b) against the siblings' median there. */
-static double window_ratio(const struct bins *B, int m, size_t a, size_t b)
+static double sset_ratio(const struct sset *S, size_t a, size_t b)
 {
         double sr = 0, sm = 0, tmp[EXPLAIN_MAX_AGAINST];
-        const double *r = bins_of(B, m, 0);
-        for (size_t t = a; t < b && t < B->nbins; t++) {
+        for (size_t t = a; t < b && t < S->nbins; t++) {
                 size_t k = 0;
-                if (isnan(r[t]))
+                if (isnan(S->s[0][t]))
                         continue;
-                for (size_t j = 1; j < B->nruns; j++)
-                        if (!isnan(bins_of(B, m, j)[t]))
-                                tmp[k++] = bins_of(B, m, j)[t];
+                for (size_t j = 1; j < S->nruns; j++)
+                        if (!isnan(S->s[j][t]))
+                                tmp[k++] = S->s[j][t];
                 if (k == 0)
                         continue;
-                sr += r[t];
+                sr += S->s[0][t];
                 sm += median_of(tmp, k);
         }
-        return (sr + B->eps[m] * (double)(b - a)) / (sm + B->eps[m] * (double)(b - a));
+        return (sr + S->eps * (double)(b - a)) / (sm + S->eps * (double)(b - a));
+}
+
+/* The departures of one series set (method 3 above), appended to *w;
+ * sets S->eps.  y and all: scratch of nbins and nbins * nruns. */
+static int find_windows(struct sset *S, int m, int node, double tick_s, double extra_penalty, double *y, double *all,
+                        struct window **w, size_t *nw)
+{
+        struct cp_opts co = { .sigma_min = SIGMA_FLOOR, .min_seg = PHASE_MIN_TICKS };
+        size_t nall = 0, *cp = NULL, ncp = 0, len = S->nbins;
+        double eps;
+        int r;
+
+        /* offsets covered by the run and a sibling: up to the last one */
+        while (len > 0) {
+                bool any = false;
+                for (size_t j = 1; j < S->nruns; j++)
+                        any |= !isnan(S->s[j][len - 1]);
+                if (any && !isnan(S->s[0][len - 1]))
+                        break;
+                len--;
+        }
+        for (size_t t = 0; t < len; t++)
+                for (size_t j = 0; j < S->nruns; j++)
+                        if (!isnan(S->s[j][t]))
+                                all[nall++] = S->s[j][t];
+        eps = fmax(nall ? 0.01 * select_kth(all, nall, (size_t)(0.95 * (double)(nall - 1))) : 0,
+                   3 * (metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1) / tick_s);
+        S->eps = eps;
+        if (!(eps > 0) || len < 2 * PHASE_MIN_TICKS)
+                return 0;       /* zero everywhere */
+        for (size_t t = 0; t < len; t++) {
+                double lo = INFINITY, hi = -INFINITY, x = S->s[0][t];
+                size_t k = 0;
+                for (size_t j = 1; j < S->nruns; j++)
+                        if (!isnan(S->s[j][t])) {
+                                lo = fmin(lo, S->s[j][t]);
+                                hi = fmax(hi, S->s[j][t]);
+                                k++;
+                        }
+                if (k == 0 || isnan(x)) {
+                        y[t] = t ? y[t - 1] : 0;        /* a gap: carry the last level */
+                        continue;
+                }
+                y[t] = x > hi ? log((x + eps) / (hi + eps)) : x < lo ? log((x + eps) / (lo + eps)) : 0;
+        }
+        /* y is 0 wherever the run is inside the band, so the MAD of its
+         * differences measures those zeros; the SD of the differences
+         * counts the excursions that are the noise to beat (and a real
+         * change's two edges, which only makes the test more
+         * conservative).  The penalty pays for the K series searched:
+         * 2 ln K more per change keeps the chance of a phase in pure
+         * noise across all of them about that of one alone (the tail of
+         * the gain falls as exp(-penalty / 2)). */
+        co.sigma = cp_noise_sigma_sd(y, len);
+        co.penalty = cp_default_penalty(len) + extra_penalty;
+        r = cp_pelt(y, len, &co, &cp, &ncp);
+        if (r < 0)
+                return r;
+        for (size_t sg = 0; sg <= ncp && ncp > 0; sg++) {
+                size_t a = sg == 0 ? 0 : cp[sg - 1], b = sg == ncp ? len : cp[sg];
+                double mu = 0;
+                struct window *nwp;
+                for (size_t t = a; t < b; t++)
+                        mu += y[t] / (double)(b - a);
+                if (fabs(mu) < log(PHASE_RATIO))
+                        continue;
+                nwp = realloc(*w, (*nw + 1) * sizeof **w);
+                if (!nwp) {
+                        free(cp);
+                        return -ENOMEM;
+                }
+                *w = nwp;
+                (*w)[(*nw)++] = (struct window){ .metric = m, .node = node, .a = a, .b = b, .mu = mu };
+        }
+        free(cp);
+        return 0;
 }
 
 static int cmp_window(const void *a, const void *b)
@@ -824,16 +978,79 @@ static int keep_series(const struct ex *e, struct explain_result *res, const str
         return 0;
 }
 
+/* The (cpu counter, node) pairs whose series are searched too: those
+ * where the run's rate on the node over the whole run (its stored node
+ * totals) lies outside the siblings' range there by at least
+ * NODE_MIN_SPREADS of the counter's spread, the farthest NODE_PAIRS of
+ * them; and the counters to read per node for them. */
+static void node_pairs(const struct ex *e, const struct explain_result *res, struct nodebins *N)
+{
+        struct {
+                int m, k;
+                double x;
+        } best[NODE_PAIRS];
+        size_t nb = 0;
+
+        for (size_t ci = 0; ci < res->ncounters; ci++) {
+                int m = (int)res->counters[ci].metric;
+                if (metric_table[m].scope != SCOPE_CPU)
+                        continue;
+                for (int k = 0; k < N->nnodes; k++) {
+                        double rate[EXPLAIN_MAX_AGAINST + 1], lo = INFINITY, hi = -INFINITY, eps, x;
+                        for (size_t j = 0; j <= e->nsib; j++) {
+                                rate[j] = NAN;
+                                for (size_t t = 0; t < e->full[j].ntotals; t++) {
+                                        const struct store_total *tt = &e->full[j].totals[t];
+                                        if (tt->level == LEVEL_NODE && tt->loc == k && streq(tt->metric, metric_table[m].name))
+                                                rate[j] = ex_run(e, j)->dur > 0 ? tt->value / ex_run(e, j)->dur : NAN;
+                                }
+                                if (j > 0 && !isnan(rate[j])) {
+                                        lo = fmin(lo, rate[j]);
+                                        hi = fmax(hi, rate[j]);
+                                }
+                        }
+                        if (isnan(rate[0]) || !isfinite(lo))
+                                continue;
+                        eps = fmax(0.01 * fmax(rate[0], hi), 1e-12);
+                        x = rate[0] > hi ? log((rate[0] + eps) / (hi + eps)) : rate[0] < lo ? log((rate[0] + eps) / (lo + eps)) : 0;
+                        if (fabs(x) < NODE_MIN_SPREADS * res->counters[ci].spread)
+                                continue;       /* inside, or within the counter's run-to-run noise */
+                        /* keep the farthest NODE_PAIRS */
+                        if (nb < NODE_PAIRS)
+                                best[nb++] = (typeof(best[0])){ m, k, fabs(x) };
+                        else {
+                                size_t w = 0;
+                                for (size_t i = 1; i < nb; i++)
+                                        if (best[i].x < best[w].x)
+                                                w = i;
+                                if (fabs(x) > best[w].x)
+                                        best[w] = (typeof(best[0])){ m, k, fabs(x) };
+                        }
+                }
+        }
+        for (size_t i = 0; i < nb; i++) {
+                bool have = false;
+                N->pair_metric[N->npairs] = best[i].m;
+                N->pair_node[N->npairs++] = best[i].k;
+                for (size_t q = 0; q < N->nmetric; q++)
+                        have |= N->metric[q] == best[i].m;
+                if (!have && N->nmetric < NODE_COUNTERS)
+                        N->metric[N->nmetric++] = best[i].m;
+        }
+}
+
 static int do_time(struct ex *e, struct explain_result *res)
 {
         const struct rrun *run = ex_run(e, 0);
         struct store_tick_values tv[EXPLAIN_MAX_AGAINST + 1];
-        size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1];
+        size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1], nsearch;
         struct bins B = { 0 };
+        struct nodebins N = { 0 };
         _cleanup_free_ double *y = NULL, *all = NULL;
+        _cleanup_free_ int *node_of = NULL;
         struct window *w = NULL;
         int64_t iv = 0;
-        int r = 0;
+        int ncpu = 0, r = 0;
 
         memset(tv, 0, sizeof tv);
         if (run->info.start_tick == 0 || run->info.imported) {
@@ -887,83 +1104,66 @@ static int do_time(struct ex *e, struct explain_result *res)
                 if (r < 0)
                         goto out;
         }
-
-        for (size_t ci = 0; ci < res->ncounters; ci++) {
-                int m = (int)res->counters[ci].metric;
-                double eps;
-                size_t nall = 0, *cp = NULL, ncp = 0, len = nbins;
-                struct cp_opts co = { .sigma_min = SIGMA_FLOOR, .min_seg = PHASE_MIN_TICKS };
-
+        for (size_t ci = 0; ci < res->ncounters; ci++)
                 for (size_t j = 0; j < nruns; j++)
-                        bin_series(&tv[j], m, nbins, B.v + ((size_t)B.slot[m] * nruns + j) * nbins);
-                /* offsets covered by the run and a sibling: up to the last one */
-                while (len > 0) {
-                        bool any = false;
-                        for (size_t j = 1; j < nruns; j++)
-                                any |= !isnan(bins_of(&B, m, j)[len - 1]);
-                        if (any && !isnan(bins_of(&B, m, 0)[len - 1]))
-                                break;
-                        len--;
+                        bin_series(&tv[j], (int)res->counters[ci].metric, nbins,
+                                   B.v + ((size_t)B.slot[res->counters[ci].metric] * nruns + j) * nbins);
+
+        /* with several nodes, the strongest cpu counters per node too: a
+         * storm on one node of eight is under 2x machine-wide */
+        if (store_topology_get(e->s, &node_of, NULL, &ncpu) >= 0)
+                for (int c = 0; c < ncpu; c++)
+                        N.nnodes = node_of[c] + 1 > N.nnodes ? node_of[c] + 1 : N.nnodes;
+        if (N.nnodes > 1 && N.nnodes <= MAX_NODES) {
+                node_pairs(e, res, &N);
+                N.v = calloc(N.nmetric * (size_t)N.nnodes * nruns * nbins + 1, sizeof *N.v);
+                if (!N.v) {
+                        r = -ENOMEM;
+                        goto out;
                 }
-                for (size_t t = 0; t < len; t++)
-                        for (size_t j = 0; j < nruns; j++)
-                                if (!isnan(bins_of(&B, m, j)[t]))
-                                        all[nall++] = bins_of(&B, m, j)[t];
-                qsort(all, nall, sizeof *all, cmp_double);
-                eps = fmax(nall ? 0.01 * all[(size_t)(0.95 * (double)(nall - 1))] : 0,
-                           3 * (metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1) / res->tick_s);
-                B.eps[m] = eps;
-                if (!(eps > 0) || len < 2 * PHASE_MIN_TICKS)
-                        continue;       /* zero everywhere */
-                for (size_t t = 0; t < len; t++) {
-                        double lo = INFINITY, hi = -INFINITY, x = bins_of(&B, m, 0)[t];
-                        size_t k = 0;
-                        for (size_t j = 1; j < nruns; j++) {
-                                double v = bins_of(&B, m, j)[t];
-                                if (!isnan(v)) {
-                                        lo = fmin(lo, v);
-                                        hi = fmax(hi, v);
-                                        k++;
-                                }
-                        }
-                        if (k == 0 || isnan(x)) {
-                                y[t] = t ? y[t - 1] : 0;        /* a gap: carry the last level */
-                                continue;
-                        }
-                        y[t] = x > hi ? log((x + eps) / (hi + eps)) : x < lo ? log((x + eps) / (lo + eps)) : 0;
+                for (size_t j = 0; j < nruns && N.nmetric; j++) {
+                        const struct rrun *rr = ex_run(e, sibidx[j]);
+                        struct store_node_values nv;
+                        r = store_node_values(e->s, N.metric, N.nmetric, rr->info.start, rr->info.end, iv, node_of, ncpu,
+                                              N.nnodes, &nv);
+                        if (r < 0)
+                                goto out;
+                        for (size_t i = 0; i < N.nmetric; i++)
+                                for (int k = 0; k < N.nnodes; k++)
+                                        for (size_t t = 0; t < nbins; t++) {
+                                                size_t q = (i * (size_t)N.nnodes + (size_t)k) * nv.n + t;
+                                                N.v[((i * (size_t)N.nnodes + (size_t)k) * nruns + j) * nbins + t] =
+                                                        t < nv.n && nv.dur[t] > 0 && !nv.nc[q]
+                                                                ? nv.v[q] / ((double)nv.dur[t] / 1e9)
+                                                                : NAN;
+                                        }
+                        store_node_values_free(&nv);
                 }
-                /* y is 0 wherever the run is inside the band, so the MAD
-                 * of its differences measures those zeros; the SD of the
-                 * differences counts the excursions that are the noise to
-                 * beat (and a real change's two edges, which only makes
-                 * the test more conservative) */
-                co.sigma = cp_noise_sigma_sd(y, len);
-                /* K counters are searched: 2 ln K more per change keeps
-                 * the chance of a phase in pure noise across all of them
-                 * about that of one counter alone (the tail of the gain
-                 * falls as exp(-penalty / 2)) */
-                co.penalty = cp_default_penalty(len) + 2 * log((double)res->ncounters);
-                r = cp_pelt(y, len, &co, &cp, &ncp);
+        } else
+                N.nnodes = 0;
+
+        /* the departures: machine-wide for every counter, per node for a few */
+        nsearch = res->ncounters + N.npairs;
+        for (size_t ci = 0; ci < res->ncounters; ci++) {
+                struct sset S;
+                int m = (int)res->counters[ci].metric;
+                sset_machine(&B, m, &S);
+                r = find_windows(&S, m, -1, res->tick_s, 2 * log((double)nsearch), y, all, &w, &nw);
+                B.eps[m] = S.eps;
                 if (r < 0)
                         goto out;
-                for (size_t sg = 0; sg <= ncp && ncp > 0; sg++) {
-                        size_t a = sg == 0 ? 0 : cp[sg - 1], b = sg == ncp ? len : cp[sg];
-                        double mu = 0;
-                        struct window *nwp;
-                        for (size_t t = a; t < b; t++)
-                                mu += y[t] / (double)(b - a);
-                        if (fabs(mu) < log(PHASE_RATIO))
-                                continue;
-                        nwp = realloc(w, (nw + 1) * sizeof *w);
-                        if (!nwp) {
-                                free(cp);
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        w = nwp;
-                        w[nw++] = (struct window){ .metric = m, .a = a, .b = b, .mu = mu };
-                }
-                free(cp);
+        }
+        for (size_t p = 0; p < N.npairs; p++) {
+                struct sset S;
+                size_t i = 0;
+                int k = N.pair_node[p];
+                while (N.metric[i] != N.pair_metric[p])
+                        i++;
+                sset_node(&N, &B, i, k, &S);
+                r = find_windows(&S, N.metric[i], k, res->tick_s, 2 * log((double)nsearch), y, all, &w, &nw);
+                N.eps[i * (size_t)N.nnodes + (size_t)k] = S.eps;
+                if (r < 0)
+                        goto out;
         }
 
         r = keep_series(e, res, &B);
@@ -971,7 +1171,7 @@ static int do_time(struct ex *e, struct explain_result *res)
                 goto out;
 
         /* windows into phases: strongest first, others join when they
-         * overlap it by half of the shorter */
+         * overlap it by half of the shorter; a counter once per phase */
         if (nw)
                 qsort(w, nw, sizeof *w, cmp_window);
         for (size_t i = 0; i < nw; i++) {
@@ -997,6 +1197,7 @@ static int do_time(struct ex *e, struct explain_result *res)
                         size_t lo = w[j].a > a ? w[j].a : a, hi = w[j].b < b ? w[j].b : b,
                                shorter = (w[j].b - w[j].a) < (b - a) ? (w[j].b - w[j].a) : (b - a);
                         bool dup = false;
+                        struct sset S;
                         if (w[j].used || hi <= lo || 2 * (hi - lo) < shorter)
                                 continue;
                         w[j].used = true;
@@ -1004,8 +1205,17 @@ static int do_time(struct ex *e, struct explain_result *res)
                                 dup |= (int)p->m[q].metric == w[j].metric;
                         if (dup || p->nm == EXPLAIN_PHASE_METRICS)
                                 continue;
+                        if (w[j].node < 0)
+                                sset_machine(&B, w[j].metric, &S);
+                        else {
+                                size_t ni = 0;
+                                while (N.metric[ni] != w[j].metric)
+                                        ni++;
+                                sset_node(&N, &B, ni, w[j].node, &S);
+                        }
                         p->m[p->nm].metric = (enum metric_id)w[j].metric;
-                        p->m[p->nm].ratio = window_ratio(&B, w[j].metric, a, b);
+                        p->m[p->nm].node = w[j].node;
+                        p->m[p->nm].ratio = sset_ratio(&S, a, b);
                         if (place_m < 0 && metric_table[w[j].metric].scope == SCOPE_CPU) {
                                 place_m = w[j].metric;
                                 place_sign = p->m[p->nm].ratio >= 1 ? 1 : -1;
@@ -1024,6 +1234,7 @@ out:
         for (size_t j = 0; j < nruns; j++)
                 store_tick_values_free(&tv[j]);
         free(B.v);
+        free(N.v);
         free(w);
         return r < 0 ? r : 0;
 }

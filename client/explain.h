@@ -64,7 +64,8 @@ struct explain_counter {
 
 struct explain_phase_metric {
         enum metric_id metric;
-        double ratio;                   /* run / siblings' median over the phase */
+        int node;                       /* -1: machine-wide; else found on this node alone */
+        double ratio;                   /* run / siblings' median over the phase (on that node) */
 };
 
 struct explain_phase {

@@ -31,6 +31,25 @@ void store_tick_values_free(struct store_tick_values *tv)
         memset(tv, 0, sizeof *tv);
 }
 
+/* Each catalogue metric's scale (1 where the database has none). */
+static int load_scales(struct store *s, double *scale)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        for (int m = 0; m < _M_MAX; m++)
+                scale[m] = 1;
+        if (sqlite3_prepare_v2(s->db, "SELECT id, scale FROM metric", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "metrics");
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 0));
+                if (m >= 0)
+                        scale[m] = sqlite3_column_double(st, 1);
+        }
+        sqlite3_finalize(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "metrics");
+}
+
 /* The bin of tick id, or -1 if it is not one of the range's. */
 static ssize_t tick_bin(const struct store_tick_values *tv, int64_t id)
 {
@@ -60,18 +79,9 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin
         if (bin_ns <= 0 || until <= since)
                 return -EINVAL;
         tv.n = (size_t)((until - since + bin_ns - 1) / bin_ns);
-        for (int m = 0; m < _M_MAX; m++)
-                scale[m] = 1;
-        if (sqlite3_prepare_v2(s->db, "SELECT id, scale FROM metric", -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "metrics");
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 0));
-                if (m >= 0)
-                        scale[m] = sqlite3_column_double(st, 1);
-        }
-        sqlite3_finalize(st);
-        if (r != SQLITE_DONE)
-                return store_sqlite_error(s, "metrics");
+        r = load_scales(s, scale);
+        if (r < 0)
+                return r;
         tv.dur = calloc(tv.n + 1, sizeof *tv.dur);
         tv.v = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.v);
         tv.nc = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.nc);
@@ -267,4 +277,130 @@ int store_cpu_sums(struct store *s, const char *metric, int ncpus, int64_t since
         }
         sqlite3_finalize(st);
         return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "series");
+}
+
+int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int64_t since, int64_t until,
+                      int64_t bin_ns, const int *node_of, int ncpus, int nnodes, struct store_node_values *ret)
+{
+        struct store_node_values nv = { 0 };
+        int64_t first = 0, last = -1;
+        double scales[_M_MAX];
+        sqlite3_stmt *st;
+        int slot[_M_MAX];
+        char sql[512];
+        size_t o = 0;
+        int r;
+
+        if (bin_ns <= 0 || until <= since || nnodes < 1 || ncpus < 1 || nmetrics < 1 || nmetrics > 16)
+                return -EINVAL;
+        for (int m = 0; m < _M_MAX; m++)
+                slot[m] = -1;
+        for (size_t i = 0; i < nmetrics; i++) {
+                if (metrics[i] < 0 || metrics[i] >= _M_MAX || metric_table[metrics[i]].scope != SCOPE_CPU)
+                        return -EINVAL;
+                slot[metrics[i]] = (int)i;
+        }
+        r = load_scales(s, scales);
+        if (r < 0)
+                return r;
+        nv.n = (size_t)((until - since + bin_ns - 1) / bin_ns);
+        nv.nnodes = nnodes;
+        nv.nmetrics = nmetrics;
+        nv.dur = calloc(nv.n + 1, sizeof *nv.dur);
+        nv.v = calloc(nmetrics * (size_t)nnodes * (nv.n + 1), sizeof *nv.v);
+        nv.nc = calloc(nmetrics * (size_t)nnodes * (nv.n + 1), sizeof *nv.nc);
+        if (!nv.dur || !nv.v || !nv.nc) {
+                store_node_values_free(&nv);
+                return -ENOMEM;
+        }
+
+        /* the ticks: their bins' lengths, and the id range */
+        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
+                               NULL) != SQLITE_OK) {
+                store_node_values_free(&nv);
+                return store_sqlite_error(s, "series");
+        }
+        sqlite3_bind_int64(st, 1, since);
+        sqlite3_bind_int64(st, 2, until);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                if (last < 0)
+                        first = sqlite3_column_int64(st, 0);
+                last = sqlite3_column_int64(st, 0);
+                nv.dur[(sqlite3_column_int64(st, 1) - since) / bin_ns] += sqlite3_column_int64(st, 2);
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                store_node_values_free(&nv);
+                return store_sqlite_error(s, "series");
+        }
+        if (last < 0) {
+                *ret = nv;
+                return 0;
+        }
+
+        /* one scan of cpu_sample's key over those ticks for every metric
+         * asked (their rows are interleaved: reading them one metric at
+         * a time would read the pages once each) */
+        strbuf_appendf(sql, sizeof sql, &o,
+                       "SELECT t.t, c.metric, c.vals FROM cpu_sample c JOIN tick t ON t.id = c.tick "
+                       "WHERE c.tick >= ?1 AND c.tick <= ?2 AND t.t >= ?3 AND t.t < ?4 AND c.metric IN (");
+        for (size_t i = 0; i < nmetrics; i++)
+                strbuf_appendf(sql, sizeof sql, &o, "%s%lld", i ? "," : "",
+                               (long long)s->metric_rowid[metrics[i]]);
+        strbuf_appendf(sql, sizeof sql, &o, ")");
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+                store_node_values_free(&nv);
+                return store_sqlite_error(s, "series");
+        }
+        sqlite3_bind_int64(st, 1, first);
+        sqlite3_bind_int64(st, 2, last);
+        sqlite3_bind_int64(st, 3, since);
+        sqlite3_bind_int64(st, 4, until);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                size_t b = (size_t)((sqlite3_column_int64(st, 0) - since) / bin_ns);
+                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
+                double scale;
+                struct packed_iter it;
+                size_t base;
+                int64_t v;
+                bool null;
+                int c, q;
+
+                if (b >= nv.n || m < 0 || slot[m] < 0)
+                        continue;
+                scale = scales[m];
+                base = (size_t)slot[m] * (size_t)nnodes * nv.n;
+                packed_iter_init(&it, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
+                while ((q = packed_next(&it, &c, &v, &null)) > 0) {
+                        int k = c < ncpus ? node_of[c] : -1;
+                        if (k < 0 || k >= nnodes)
+                                continue;
+                        if (null)
+                                nv.nc[base + (size_t)k * nv.n + b] = 1;
+                        else
+                                nv.v[base + (size_t)k * nv.n + b] += (double)v * scale;
+                }
+                if (q < 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row");
+                        r = -EIO;
+                        break;
+                }
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE) {
+                store_node_values_free(&nv);
+                return r < 0 ? r : store_sqlite_error(s, "series");
+        }
+        *ret = nv;
+        return 0;
+}
+
+void store_node_values_free(struct store_node_values *nv)
+{
+        if (!nv)
+                return;
+        free(nv->dur);
+        free(nv->v);
+        free(nv->nc);
+        memset(nv, 0, sizeof *nv);
 }

@@ -33,4 +33,20 @@ void store_tick_values_free(struct store_tick_values *tv);
 int store_cpu_sums(struct store *s, const char *metric, int ncpus, int64_t since, int64_t until, double *ret_sum,
                    double *ret_dur);
 
+/* Cpu-scope metrics (catalogue ids) summed per node (node_of[c] for CPU
+ * c < ncpus) in bins of bin_ns over the ticks that start in [since,
+ * until): one scan of their rows, each blob decoded once.  -EINVAL (not
+ * cpu-scope, more than 16), -ENOMEM, -EIO. */
+struct store_node_values {
+        size_t n;               /* bins */
+        int nnodes;
+        size_t nmetrics;
+        int64_t *dur;           /* per bin, ns of ticks */
+        double *v;              /* v[(i * nnodes + node) * n + bin]: metrics[i], in the catalogue unit */
+        uint8_t *nc;            /* the same places: a CPU of the node not counted */
+};
+int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int64_t since, int64_t until,
+                      int64_t bin_ns, const int *node_of, int ncpus, int nnodes, struct store_node_values *ret);
+void store_node_values_free(struct store_node_values *nv);
+
 #endif

@@ -15,13 +15,16 @@ x --format json explain bx-slow > "$TMP/slow.json"; ok $? "explain bx-slow"
 [ "$(jpy '(d["phases"][0]["start_offset_s"], d["phases"][0]["duration_s"])' < "$TMP/slow.json")" = "(18.0, 18.0)" ]
 ok $? "from +18.0s for 18.0s: ticks 180 to 360 exactly"
 [ "$(jpy 'd["phases"][0]["metrics"][0]["metric"]' < "$TMP/slow.json")" = lock_contentions ]; ok $? "led by lock_contentions"
+# found on node 1 alone (9x there; 3x machine-wide, (24 + 8 * 9) / 32),
+# with e (1% of the 95th percentile, about 0.09 of the usual rate) on both
+# sides: (9 + 0.09) / (1 + 0.09) = 8.34
+[ "$(jpy 'd["phases"][0]["metrics"][0]["node"]' < "$TMP/slow.json")" = 1 ]; ok $? "found on node 1"
 r=$(jpy 'd["phases"][0]["metrics"][0]["ratio"]' < "$TMP/slow.json")
-# 9x on 8 of 32 CPUs: (24 + 8 * 9) / 32 = 3x machine-wide
-awk -v r="$r" 'BEGIN { exit !(r > 2.85 && r < 3.15) }'; ok $? "3x the siblings' (9x on a quarter of the CPUs): $r"
+awk -v r="$r" 'BEGIN { exit !(r > 8.0 && r < 8.7) }'; ok $? "8.3x the siblings' there (9x with e): $r"
 [ "$(jpy 'd["phases"][0]["nodes"]' < "$TMP/slow.json")" = 1 ]; ok $? "on node 1"
 [ "$(jpy 'd["phases"][0]["cpus"]' < "$TMP/slow.json" | tr '\n' ' ')" = "8 9 10 11 12 13 14 15 " ]; ok $? "on CPUs 8-15"
 [ "$(jpy 'd["place"]["nodes"]' < "$TMP/slow.json")" = 1 ]; ok $? "over the whole run, node 1 too"
-jpy 'd["summary"]' < "$TMP/slow.json" | grep -Eq "From \+18s for 18s \(30% of the run\): lock_contentions (2\.9|3\.0|3\.1)x the siblings'.* on CPUs 8-15 \(node 1\)"
+jpy 'd["summary"]' < "$TMP/slow.json" | grep -Eq "From \+18s for 18s \(30% of the run\): lock_contentions 8\.[0-9]x the siblings'.* on CPUs 8-15 \(node 1\)"
 ok $? "summary: $(jpy 'd["summary"]' < "$TMP/slow.json" | grep -o 'From.*')"
 for r in bx-r1 bx-r2; do
         [ "$(x --format json explain $r | jpy 'len(d["phases"])')" = 0 ]; ok $? "$r: no phase"
