@@ -37,7 +37,7 @@ static void fmt_ratio(double r, char *buf, size_t len)
                 snprintf(buf, len, "%.2gx", r);
 }
 
-void explain_format_cpus(const int *c, size_t n, char *buf, size_t len)
+void explain_run_format_cpus(const int *c, size_t n, char *buf, size_t len)
 {
         size_t o = 0;
         buf[0] = 0;
@@ -59,14 +59,14 @@ static void place_text(char *buf, size_t len, size_t *o, const int *cpus, size_t
         char c[256], n[128];
         if (ncpus == 0)
                 return;
-        explain_format_cpus(cpus, ncpus, c, sizeof c);
-        explain_format_cpus(nodes, nnodes, n, sizeof n);
+        explain_run_format_cpus(cpus, ncpus, c, sizeof c);
+        explain_run_format_cpus(nodes, nnodes, n, sizeof n);
         strbuf_appendf(buf, len, o, " on CPU%s %s", ncpus > 1 ? "s" : "", c);
         if (nnodes)
                 strbuf_appendf(buf, len, o, " (node%s %s)", nnodes > 1 ? "s" : "", n);
 }
 
-int explain_summary(const struct explain_result *res, char **ret)
+int explain_run_summary(const struct explain_run_result *res, char **ret)
 {
         size_t len = 8192, o = 0, shown = 0;
         char *b = malloc(len), t1[32], t2[32];
@@ -77,7 +77,7 @@ int explain_summary(const struct explain_result *res, char **ret)
         if (res->nctx) {
                 strbuf_appendf(b, len, &o, "Context differs from its siblings:");
                 for (size_t i = 0; i < res->nctx; i++) {
-                        const struct explain_ctx *x = &res->ctx[i];
+                        const struct explain_run_ctx *x = &res->ctx[i];
                         strbuf_appendf(b, len, &o, "%s %s is %s%s%s here,", i ? ";" : "", x->key, x->run ? "'" : "",
                                        x->run ? x->run : "not recorded", x->run ? "'" : "");
                         for (size_t k = 0; k < res->nsib; k++) {
@@ -98,7 +98,7 @@ int explain_summary(const struct explain_result *res, char **ret)
                 strbuf_appendf(b, len, &o, "%s%s", k ? ", " : "", res->siblings[k]);
         strbuf_appendf(b, len, &o, "%s)", res->nsib > 4 ? ", ..." : "");
         for (size_t i = 0; i < res->ncounters && shown < SUMMARY_TOP; i++) {
-                const struct explain_counter *c = &res->counters[i];
+                const struct explain_run_counter *c = &res->counters[i];
                 if (c->excess == 0 || fabs(c->score) < 1)
                         break;
                 fmt_ratio(exp(fabs(c->excess)), t1, sizeof t1);
@@ -110,7 +110,7 @@ int explain_summary(const struct explain_result *res, char **ret)
         if (shown == 0)
                 strbuf_appendf(b, len, &o, ", no counter lies clearly outside their range.");
         else {
-                const struct explain_counter *c = &res->counters[0];
+                const struct explain_run_counter *c = &res->counters[0];
                 strbuf_appendf(b, len, &o, ".");
                 if (c->consistent >= 0)
                         strbuf_appendf(b, len, &o,
@@ -132,7 +132,7 @@ int explain_summary(const struct explain_result *res, char **ret)
                 strbuf_appendf(b, len, &o, " In time: no phase where it departs from its siblings at the same "
                                             "elapsed time.");
         for (size_t i = 0; i < res->nphases; i++) {
-                const struct explain_phase *p = &res->phases[i];
+                const struct explain_run_phase *p = &res->phases[i];
                 fmt_secs(p->start_s, t1, sizeof t1);
                 fmt_secs(p->dur_s, t2, sizeof t2);
                 strbuf_appendf(b, len, &o, " From +%s for %s (%.0f%% of the run):", t1, t2,
@@ -152,7 +152,7 @@ int explain_summary(const struct explain_result *res, char **ret)
         return 0;
 }
 
-void explain_brief(const struct explain_result *r, char *line1, size_t len1, char *line2, size_t len2)
+void explain_run_brief(const struct explain_run_result *r, char *line1, size_t len1, char *line2, size_t len2)
 {
         size_t o = 0, shown = 0;
         char t[32];
@@ -162,7 +162,7 @@ void explain_brief(const struct explain_result *r, char *line1, size_t len1, cha
         for (size_t i = 0; i < r->nctx && i < 2; i++)
                 strbuf_appendf(line1, len1, &o, " %s %s here;", r->ctx[i].key, r->ctx[i].run ? r->ctx[i].run : "(none)");
         for (size_t i = 0; i < r->ncounters && shown < 2; i++) {
-                const struct explain_counter *c = &r->counters[i];
+                const struct explain_run_counter *c = &r->counters[i];
                 if (c->excess == 0 || fabs(c->score) < 1)
                         break;
                 fmt_ratio(exp(fabs(c->excess)), t, sizeof t);
@@ -177,7 +177,7 @@ void explain_brief(const struct explain_result *r, char *line1, size_t len1, cha
         if (shown == 0)
                 strbuf_appendf(line1, len1, &o, " no counter clearly outside their range");
         if (r->nphases) {
-                const struct explain_phase *best = &r->phases[0];
+                const struct explain_run_phase *best = &r->phases[0];
                 char c[256], n[64], t2[32];
                 size_t o2 = 0;
                 /* the phase whose lead counter moved most */
@@ -195,8 +195,8 @@ void explain_brief(const struct explain_result *r, char *line1, size_t len1, cha
                                 strbuf_appendf(line2, len2, &o2, " on node %d", best->m[q].node);
                 }
                 if (best->ncpus) {
-                        explain_format_cpus(best->cpus, best->ncpus, c, sizeof c);
-                        explain_format_cpus(best->nodes, best->nnodes, n, sizeof n);
+                        explain_run_format_cpus(best->cpus, best->ncpus, c, sizeof c);
+                        explain_run_format_cpus(best->nodes, best->nnodes, n, sizeof n);
                         strbuf_appendf(line2, len2, &o2, " on CPU%s %s%s%s%s", best->ncpus > 1 ? "s" : "", c,
                                        best->nnodes ? " (node " : "", best->nnodes ? n : "", best->nnodes ? ")" : "");
                 }
@@ -215,7 +215,7 @@ static json_t *ints_json(const int *v, size_t n)
         return a;
 }
 
-json_t *explain_json(const struct explain_result *r)
+json_t *explain_run_json(const struct explain_run_result *r)
 {
         json_t *doc = json_object(), *sib = json_array(), *ctx = json_array(), *cs = json_array(), *ph = json_array();
 
@@ -230,7 +230,7 @@ json_t *explain_json(const struct explain_result *r)
                                                      per));
         }
         for (size_t i = 0; i < r->ncounters; i++) {
-                const struct explain_counter *c = &r->counters[i];
+                const struct explain_run_counter *c = &r->counters[i];
                 json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "metric", metric_table[c->metric].name, "run_rate",
                                       json_number(c->run_rate), "siblings_min", json_number(c->sib_min), "siblings_max",
                                       json_number(c->sib_max), "score", json_real(c->score));
@@ -258,7 +258,7 @@ json_t *explain_json(const struct explain_result *r)
                 json_array_append_new(cs, o);
         }
         for (size_t i = 0; i < r->nphases; i++) {
-                const struct explain_phase *p = &r->phases[i];
+                const struct explain_run_phase *p = &r->phases[i];
                 json_t *ms = json_array();
                 for (size_t q = 0; q < p->nm; q++)
                         json_array_append_new(ms, json_pack("{s:s,s:f,s:o}", "metric", metric_table[p->m[q].metric].name,
@@ -316,7 +316,7 @@ static void print_wrapped(const char *s, size_t width)
         putchar('\n');
 }
 
-static int print_tables(const struct explain_result *r)
+static int print_tables(const struct explain_run_result *r)
 {
         char a[80], b[160], c[64], d[64], e[64], f[64], g[96], h[32], ps[160];
         int rc = EXIT_OK;
@@ -344,7 +344,7 @@ static int print_tables(const struct explain_result *r)
                 printf("\nCounters against the siblings' range, in the counter's own spread (%s%s%s):\n",
                        r->spread_note, r->score_key ? "; per unit of " : "", r->score_key ? r->score_key : "");
                 for (size_t i = 0; i < r->ncounters && i < 12; i++) {
-                        const struct explain_counter *x = &r->counters[i];
+                        const struct explain_run_counter *x = &r->counters[i];
                         char cons[32] = "-";
                         format_number(x->run_rate, a, sizeof a);
                         format_number(x->sib_min, c, sizeof c);
@@ -377,7 +377,7 @@ static int print_tables(const struct explain_result *r)
                 printf("\nPhases where it departs from its siblings at the same elapsed time (ticks of %.3gs):\n",
                        r->tick_s);
                 for (size_t i = 0; i < r->nphases; i++) {
-                        const struct explain_phase *p = &r->phases[i];
+                        const struct explain_run_phase *p = &r->phases[i];
                         char ms[512], cpus[256], nodes[128];
                         size_t o = 0;
                         ms[0] = 0;
@@ -391,8 +391,8 @@ static int print_tables(const struct explain_result *r)
                                 if (p->m[q].node >= 0)
                                         strbuf_appendf(ms, sizeof ms, &o, " on node %d", p->m[q].node);
                         }
-                        explain_format_cpus(p->cpus, p->ncpus, cpus, sizeof cpus);
-                        explain_format_cpus(p->nodes, p->nnodes, nodes, sizeof nodes);
+                        explain_run_format_cpus(p->cpus, p->ncpus, cpus, sizeof cpus);
+                        explain_run_format_cpus(p->nodes, p->nnodes, nodes, sizeof nodes);
                         table_row(tb, a, b, c, ms, cpus[0] ? cpus : "-", nodes[0] ? nodes : "-");
                 }
                 rc |= table_print(tb);
@@ -400,7 +400,7 @@ static int print_tables(const struct explain_result *r)
         return rc ? EXIT_FAILED : EXIT_OK;
 }
 
-int explain_parse_against(struct explain_opts *o, char *arg)
+int explain_run_parse_against(struct explain_run_opts *o, char *arg)
 {
         char *save = NULL;
         const char *why;
@@ -422,8 +422,8 @@ int verb_explain(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct explain_opts o = { 0 };
-        struct explain_result res;
+        struct explain_run_opts o = { 0 };
+        struct explain_run_result res;
         _cleanup_free_ char *err = NULL;
         const char *why;
         struct store *s;
@@ -432,7 +432,7 @@ int verb_explain(struct ctl *ctl, int argc, char **argv)
         while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 'a':
-                        r = explain_parse_against(&o, optarg);
+                        r = explain_run_parse_against(&o, optarg);
                         break;
                 case 'S':
                         if (!proto_valid_key(optarg, &why))
@@ -462,15 +462,15 @@ int verb_explain(struct ctl *ctl, int argc, char **argv)
         s = ctl_store(ctl);
         if (!s)
                 return EXIT_FAILED;
-        r = explain_compute(s, argv[optind], &o, &res, &err);
+        r = explain_run_compute(s, argv[optind], &o, &res, &err);
         if (r < 0)
                 return ctl_fail(r == -EINVAL ? EXIT_USAGE : EXIT_FAILED, "%s", err ? err : strerror(-r));
         if (ctl->format == FORMAT_JSON) {
-                json_t *doc = explain_json(&res);
+                json_t *doc = explain_run_json(&res);
                 r = output_json(doc);
                 json_decref(doc);
         } else
                 r = print_tables(&res);
-        explain_result_free(&res);
+        explain_run_free(&res);
         return r;
 }

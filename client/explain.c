@@ -195,7 +195,7 @@ static double score_of(const struct rrun *r, const char *key)
         return sc ? sc->value : NAN;
 }
 
-static int ex_load(struct ex *e, const char *name, const struct explain_opts *o, char **ret_err)
+static int ex_load(struct ex *e, const char *name, const struct explain_run_opts *o, char **ret_err)
 {
         struct run_filter f = { .since = 0, .until = INT64_MAX };
         struct run_info *infos = NULL;
@@ -296,7 +296,7 @@ static int ex_load(struct ex *e, const char *name, const struct explain_opts *o,
 
 /* ---- 1. context ---- */
 
-static int do_context(struct ex *e, struct explain_result *res)
+static int do_context(struct ex *e, struct explain_run_result *res)
 {
         const struct run_detail *rd = &ex_run(e, 0)->d;
         /* keys of the run, then keys only siblings have */
@@ -305,7 +305,7 @@ static int do_context(struct ex *e, struct explain_result *res)
                 for (size_t c = 0; c < d->ncontext; c++) {
                         const char *key = d->context[c].key, *rv = report_context_value(rd, key);
                         bool differs = false, seen = false;
-                        struct explain_ctx *x;
+                        struct explain_run_ctx *x;
 
                         if (streq(key, "metrics_unavailable"))
                                 continue;       /* said per counter */
@@ -449,7 +449,7 @@ static void ranks(const double *x, size_t n, double *rk)
         }
 }
 
-static void consistency(const struct ex *e, struct explain_counter *c)
+static void consistency(const struct ex *e, struct explain_run_counter *c)
 {
         double x[EXPLAIN_MAX_AGAINST + 1], y[EXPLAIN_MAX_AGAINST + 1], rx[EXPLAIN_MAX_AGAINST + 1],
                 ry[EXPLAIN_MAX_AGAINST + 1], med[EXPLAIN_MAX_AGAINST + 1], rs;
@@ -486,7 +486,7 @@ static void consistency(const struct ex *e, struct explain_counter *c)
 
 static int cmp_counter(const void *a, const void *b)
 {
-        const struct explain_counter *x = a, *y = b;
+        const struct explain_run_counter *x = a, *y = b;
         if (fabs(x->score) != fabs(y->score))
                 return fabs(x->score) > fabs(y->score) ? -1 : 1;
         if (fabs(x->excess) != fabs(y->excess))
@@ -494,7 +494,7 @@ static int cmp_counter(const void *a, const void *b)
         return (int)x->metric - (int)y->metric;
 }
 
-static int do_counters(struct ex *e, struct explain_result *res)
+static int do_counters(struct ex *e, struct explain_run_result *res)
 {
         _cleanup_free_ int *group = calloc(e->nall + 1, sizeof *group);
         int ng = 0, r;
@@ -510,7 +510,7 @@ static int do_counters(struct ex *e, struct explain_result *res)
                 return -ENOMEM;
         for (int m = 0; m < _M_MAX; m++) {
                 const struct rrun *run = ex_run(e, 0);
-                struct explain_counter *c = &res->counters[res->ncounters];
+                struct explain_run_counter *c = &res->counters[res->ncounters];
                 double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp;
                 double sibl[EXPLAIN_MAX_AGAINST];
                 size_t ns = 0, nps = 0;
@@ -656,7 +656,7 @@ static int place_from(struct store *s, const double *d, int ncpu, int **cpus, si
         return carriers(nd, (size_t)maxnode + 1, nodes, nnodes);
 }
 
-static int whole_run_place(struct ex *e, struct explain_result *res)
+static int whole_run_place(struct ex *e, struct explain_run_result *res)
 {
         _cleanup_free_ double *d = NULL, *sibv = NULL;
         int m = -1, ncpu = 0;
@@ -875,11 +875,11 @@ static int cmp_window(const void *a, const void *b)
 
 static int cmp_phase(const void *a, const void *b)
 {
-        const struct explain_phase *x = a, *y = b;
+        const struct explain_run_phase *x = a, *y = b;
         return x->start_s < y->start_s ? -1 : x->start_s > y->start_s;
 }
 
-static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign, int64_t iv, size_t a, size_t b)
+static int phase_place(struct ex *e, struct explain_run_phase *p, int m, double sign, int64_t iv, size_t a, size_t b)
 {
         _cleanup_free_ double *d = NULL, *sibv = NULL, *sum = NULL, *dur = NULL;
         int ncpu = 0, r;
@@ -919,13 +919,13 @@ static int phase_place(struct ex *e, struct explain_phase *p, int m, double sign
 
 /* The top counters' series for plot explain, averaged into at most
  * EXPLAIN_SERIES_POINTS points, in units of the siblings' mean rate. */
-static int keep_series(const struct ex *e, struct explain_result *res, const struct bins *B)
+static int keep_series(const struct ex *e, struct explain_run_result *res, const struct bins *B)
 {
         size_t f = (B->nbins + EXPLAIN_SERIES_POINTS - 1) / EXPLAIN_SERIES_POINTS;
 
         for (size_t ci = 0; ci < res->ncounters && res->nseries < e->keep && res->nseries < EXPLAIN_KEEP_MAX; ci++) {
                 int m = (int)res->counters[ci].metric;
-                struct explain_series *sr = &res->series[res->nseries];
+                struct explain_run_series *sr = &res->series[res->nseries];
                 double mean = 0;
                 size_t nm = 0, np = (B->nbins + f - 1) / f;
 
@@ -983,7 +983,7 @@ static int keep_series(const struct ex *e, struct explain_result *res, const str
  * totals) lies outside the siblings' range there by at least
  * NODE_MIN_SPREADS of the counter's spread, the farthest NODE_PAIRS of
  * them; and the counters to read per node for them. */
-static void node_pairs(const struct ex *e, const struct explain_result *res, struct nodebins *N)
+static void node_pairs(const struct ex *e, const struct explain_run_result *res, struct nodebins *N)
 {
         struct {
                 int m, k;
@@ -1039,7 +1039,7 @@ static void node_pairs(const struct ex *e, const struct explain_result *res, str
         }
 }
 
-static int do_time(struct ex *e, struct explain_result *res)
+static int do_time(struct ex *e, struct explain_run_result *res)
 {
         const struct rrun *run = ex_run(e, 0);
         struct store_tick_values tv[EXPLAIN_MAX_AGAINST + 1];
@@ -1175,7 +1175,7 @@ static int do_time(struct ex *e, struct explain_result *res)
         if (nw)
                 qsort(w, nw, sizeof *w, cmp_window);
         for (size_t i = 0; i < nw; i++) {
-                struct explain_phase *p;
+                struct explain_run_phase *p;
                 size_t a = w[i].a, b = w[i].b;
                 int place_m = -1;
                 double place_sign = 1;
@@ -1241,7 +1241,7 @@ out:
 
 /* ---- the whole ---- */
 
-void explain_result_free(struct explain_result *r)
+void explain_run_free(struct explain_run_result *r)
 {
         if (!r)
                 return;
@@ -1276,10 +1276,10 @@ void explain_result_free(struct explain_result *r)
         memset(r, 0, sizeof *r);
 }
 
-int explain_compute(struct store *s, const char *run, const struct explain_opts *o, struct explain_result *ret,
+int explain_run_compute(struct store *s, const char *run, const struct explain_run_opts *o, struct explain_run_result *ret,
                     char **ret_err)
 {
-        struct explain_result res = { .place_metric = -1 };
+        struct explain_run_result res = { .place_metric = -1 };
         struct ex e = { .s = s, .keep = o->keep_series };
         int r;
 
@@ -1314,13 +1314,13 @@ int explain_compute(struct store *s, const char *run, const struct explain_opts 
         if (r >= 0)
                 r = do_time(&e, &res);
         if (r >= 0)
-                r = explain_summary(&res, &res.summary);
+                r = explain_run_summary(&res, &res.summary);
         if (r < 0 && ret_err && !*ret_err)
                 fail(ret_err, r, "%s", r == -ENOMEM ? "out of memory" : store_errmsg(s));
 out:
         ex_free(&e);
         if (r < 0) {
-                explain_result_free(&res);
+                explain_run_free(&res);
                 return r;
         }
         *ret = res;

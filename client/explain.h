@@ -2,7 +2,7 @@
  * siblings (the other runs of its group, or those named), in context, in
  * its counters' rates, in time (phases) and in place (CPUs, nodes).
  *
- * explain_compute() (explain.c, where the method is described) fills a
+ * explain_run_compute() (explain.c, where the method is described) fills a
  * typed result; explain-text.c writes it: summary, tables, JSON, the
  * lines report gives a group. */
 #ifndef SCALEMON_EXPLAIN_H
@@ -18,7 +18,7 @@
 #define EXPLAIN_MAX_AGAINST     64
 #define EXPLAIN_PHASE_METRICS   6       /* counters listed per phase */
 
-struct explain_opts {
+struct explain_run_opts {
         const char *against[EXPLAIN_MAX_AGAINST];       /* --against, or none: the run's group */
         size_t nagainst;
         const char *score;                              /* --score K, or NULL: the run's first score */
@@ -33,7 +33,7 @@ struct explain_opts {
 
 /* A top counter over time, for `plot explain`: in units of the siblings'
  * mean rate over the run (1 = their average). */
-struct explain_series {
+struct explain_run_series {
         enum metric_id metric;
         size_t n;
         double *x;                      /* seconds since the start */
@@ -41,13 +41,13 @@ struct explain_series {
 };
 
 /* A context key whose value is not the same in the run and every sibling. */
-struct explain_ctx {
+struct explain_run_ctx {
         char *key;
         char *run;              /* NULL: not recorded for the run */
         char **sib;             /* per sibling (explain_result.siblings order); NULL: not recorded */
 };
 
-struct explain_counter {
+struct explain_run_counter {
         enum metric_id metric;
         double run_rate;                /* per second over the run */
         double sib_min, sib_max;        /* the siblings' range of it */
@@ -62,22 +62,22 @@ struct explain_counter {
         size_t agree, nruns;            /* runs whose rank by the counter matches their rank by score */
 };
 
-struct explain_phase_metric {
+struct explain_run_phase_metric {
         enum metric_id metric;
         int node;                       /* -1: machine-wide; else found on this node alone */
         double ratio;                   /* run / siblings' median over the phase (on that node) */
 };
 
-struct explain_phase {
+struct explain_run_phase {
         double start_s, dur_s;          /* offset from the run's start, length */
-        struct explain_phase_metric m[EXPLAIN_PHASE_METRICS];
+        struct explain_run_phase_metric m[EXPLAIN_PHASE_METRICS];
         size_t nm;
         int place_metric;               /* the cpu counter cpus/nodes are from, or -1 */
         int *cpus, *nodes;              /* that carry the difference */
         size_t ncpus, nnodes;
 };
 
-struct explain_result {
+struct explain_run_result {
         char *run;
         double run_dur_s;
         double run_score;               /* NAN if none */
@@ -85,21 +85,21 @@ struct explain_result {
         size_t nsib;
         bool siblings_given;            /* --against, not the group */
         char *score_key;                /* NULL: no score */
-        struct explain_ctx *ctx;
+        struct explain_run_ctx *ctx;
         size_t nctx;
-        struct explain_counter *counters;       /* largest |score| first */
+        struct explain_run_counter *counters;       /* largest |score| first */
         size_t ncounters;
         const char *spread_note;        /* how the spreads were found */
         bool have_series;               /* per-tick series for the run and a sibling */
         char phases_why[160];           /* why there is no time analysis */
         double tick_s;
-        struct explain_phase *phases;   /* by start */
+        struct explain_run_phase *phases;   /* by start */
         size_t nphases;
         int place_metric;               /* the top counter, for the whole run's place, or -1 */
         int *cpus, *nodes;
         size_t ncpus, nnodes;
         char *summary;
-        struct explain_series series[EXPLAIN_KEEP_MAX];        /* with opts.keep_series */
+        struct explain_run_series series[EXPLAIN_KEEP_MAX];        /* with opts.keep_series */
         size_t nseries;
 };
 
@@ -107,27 +107,27 @@ struct explain_result {
  * *ret_err): -ENOENT the run or an --against run does not exist; -EBUSY
  * the run is still running; -ENODATA no siblings; -EINVAL the run named
  * in its own --against; -ENOMEM; other -errno from the store. */
-int explain_compute(struct store *s, const char *run, const struct explain_opts *o, struct explain_result *ret,
+int explain_run_compute(struct store *s, const char *run, const struct explain_run_opts *o, struct explain_run_result *ret,
                     char **ret_err);
-void explain_result_free(struct explain_result *r);
+void explain_run_free(struct explain_run_result *r);
 
 /* The summary paragraph of r (malloc'd); -ENOMEM. */
-int explain_summary(const struct explain_result *r, char **ret);
+int explain_run_summary(const struct explain_run_result *r, char **ret);
 
 /* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
-json_t *explain_json(const struct explain_result *r);
+json_t *explain_run_json(const struct explain_run_result *r);
 
 /* The result in one or two lines, for report --group-by: the context
  * that differs and the top counters (line1), the strongest phase (line2,
  * empty if none). */
-void explain_brief(const struct explain_result *r, char *line1, size_t len1, char *line2, size_t len2);
+void explain_run_brief(const struct explain_run_result *r, char *line1, size_t len1, char *line2, size_t len2);
 
 /* --against RUN[,RUN...] into o (arg is cut in place and must outlive
  * o); 0, or EXIT_USAGE after printing why. */
-int explain_parse_against(struct explain_opts *o, char *arg);
+int explain_run_parse_against(struct explain_run_opts *o, char *arg);
 
 /* "0-3,8" */
-void explain_format_cpus(const int *c, size_t n, char *buf, size_t len);
+void explain_run_format_cpus(const int *c, size_t n, char *buf, size_t len);
 
 struct ctl;
 int verb_explain(struct ctl *ctl, int argc, char **argv);

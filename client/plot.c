@@ -967,8 +967,8 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct plot *p)
  * shaded.  (issue 14) */
 static int kind_explain(struct ctl *ctl, struct popts *o, struct plot *p)
 {
-        struct explain_opts eo = { .keep_series = 3, .score = o->score };
-        struct explain_result res;
+        struct explain_run_opts eo = { .keep_series = 3, .score = o->score };
+        struct explain_run_result res;
         _cleanup_free_ char *err = NULL;
         const char *why;
         char name[128], sibs[256];
@@ -980,17 +980,17 @@ static int kind_explain(struct ctl *ctl, struct popts *o, struct plot *p)
         if (!proto_valid_name(o->metric, &why))
                 return ctl_fail(EXIT_USAGE, "plot explain '%s': not a run name: %s", o->metric, why);
         if (o->against) {
-                r = explain_parse_against(&eo, o->against);
+                r = explain_run_parse_against(&eo, o->against);
                 if (r)
                         return r;
         }
-        r = explain_compute(ctl->store, o->metric, &eo, &res, &err);
+        r = explain_run_compute(ctl->store, o->metric, &eo, &res, &err);
         if (r < 0)
                 return ctl_fail(r == -EINVAL ? EXIT_USAGE : EXIT_FAILED, "%s", err ? err : strerror(-r));
         if (res.nseries == 0) {
                 r = ctl_fail(EXIT_FAILED, "run %s: %s", o->metric,
                              res.have_series ? "no counter moved in it and its siblings" : res.phases_why);
-                explain_result_free(&res);
+                explain_run_free(&res);
                 return r;
         }
         sibs[0] = 0;
@@ -999,7 +999,7 @@ static int kind_explain(struct ctl *ctl, struct popts *o, struct plot *p)
         if (res.nsib > 3)
                 strbuf_appendf(sibs, sizeof sibs, &off, ", ...");
         for (size_t i = 0; i < res.nseries; i++) {
-                const struct explain_series *sr = &res.series[i];
+                const struct explain_run_series *sr = &res.series[i];
                 struct pseries *band, *line;
                 /* add_series() moves the array: take both after */
                 snprintf(name, sizeof name, "%s: siblings' range", metric_table[sr->metric].name);
@@ -1031,7 +1031,7 @@ static int kind_explain(struct ctl *ctl, struct popts *o, struct plot *p)
         set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of the run");
         set_text(p->ylabel, sizeof p->ylabel, "rate / the siblings' mean rate");
         p->yzero = true;
-        explain_result_free(&res);
+        explain_run_free(&res);
         return 0;
 }
 
