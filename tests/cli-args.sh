@@ -201,6 +201,9 @@ table=$(cat <<'EOF'
 2|^option '--against' needs a value; try 'scalemonctl explain --help'$|explain a --against
 2|^explain writes a table or --format json; csv does not apply$|--format csv explain a
 1|^no run named 'nosuch' \(see scalemonctl runs\)$|explain nosuch
+1|^run 'open1' is still running: explain it once it has stopped$|explain open1
+1|^run 'done1' has no siblings: no other finished run has its tags \(ways=1\); name the runs|explain done1
+1|^--against: run 'open1' is still running$|explain done1 --against open1
 2|^export takes no arguments|export extra
 2|^option '--since' needs a value; try|export --since
 2|^--tag 'ways': expected KEY=VALUE$|export --tag ways
