@@ -293,6 +293,31 @@ json_t *explain_run_json(const struct explain_run_result *r)
         return doc;
 }
 
+json_t *explain_run_brief_json(const struct explain_run_result *r)
+{
+        json_t *full = explain_run_json(r), *o = json_object(), *lines = json_array(), *cs = json_array();
+        char l1[1024], l2[1024];
+        size_t i;
+        json_t *c;
+
+        explain_run_brief(r, l1, sizeof l1, l2, sizeof l2);
+        json_array_append_new(lines, json_string(l1));
+        if (l2[0])
+                json_array_append_new(lines, json_string(l2));
+        json_array_foreach(json_object_get(full, "counters"), i, c)
+                if (i < 3)
+                        json_array_append(cs, c);
+        json_object_set(o, "run", json_object_get(full, "run"));
+        json_object_set(o, "siblings", json_object_get(full, "siblings"));
+        json_object_set(o, "context_differs", json_object_get(full, "context_differs"));
+        json_object_set_new(o, "counters", cs);
+        json_object_set(o, "phases", json_object_get(full, "phases"));
+        json_object_set(o, "summary", json_object_get(full, "summary"));
+        json_object_set_new(o, "lines", lines);
+        json_decref(full);
+        return o;
+}
+
 /* ---- the verb ---- */
 
 static void print_wrapped(const char *s, size_t width)

@@ -1327,3 +1327,23 @@ out:
         return 0;
 }
 
+
+int explain_run_lowest(struct store *s, const char *const *names, const double *score, size_t n, const char *score_key,
+                       struct explain_run_result *ret, char **ret_err)
+{
+        struct explain_run_opts o = { .score = score_key, .quick = true };
+        size_t lo = SIZE_MAX, with = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (!isnan(score[i])) {
+                        with++;
+                        if (lo == SIZE_MAX || score[i] < score[lo])
+                                lo = i;
+                }
+        if (with < 2)
+                return fail(ret_err, -ENODATA, "fewer than two runs with %s", score_key ? score_key : "a score");
+        for (size_t i = 0; i < n && o.nagainst < EXPLAIN_MAX_AGAINST; i++)
+                if (i != lo)
+                        o.against[o.nagainst++] = names[i];
+        return explain_run_compute(s, names[lo], &o, ret, ret_err);
+}

@@ -117,6 +117,16 @@ int explain_run_summary(const struct explain_run_result *r, char **ret);
 /* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
 json_t *explain_run_json(const struct explain_run_result *r);
 
+/* For report --group-by: explain the lowest-scoring of a group's runs
+ * (names[i] with score[i]; NAN: none) against the others, quickly (see
+ * opts.quick).  -ENODATA: fewer than two runs with the score. */
+int explain_run_lowest(struct store *s, const char *const *names, const double *score, size_t n, const char *score_key,
+                       struct explain_run_result *ret, char **ret_err);
+
+/* {"run", "siblings", "summary", "lines": [TEXT], "counters": [the first
+ * three, as in explain_run_json()], "phases": [...]} */
+json_t *explain_run_brief_json(const struct explain_run_result *r);
+
 /* The result in one or two lines, for report --group-by: the context
  * that differs and the top counters (line1), the strongest phase (line2,
  * empty if none). */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "explain.h"         /* explain_run in HIGH VARIANCE groups (issue 14) */
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
@@ -526,6 +527,75 @@ void report_unload(struct rrun *runs, size_t n)
         free(runs);
 }
 
+/* issue 14: with --group-by and --explain, each HIGH VARIANCE group's
+ * lowest-scoring run explained against the others (explain.c), as
+ * "explain_run" in the group's JSON and two lines under the groups. */
+static void explain_groups(struct ctl *ctl, const struct rrun *runs, size_t n, json_t *groups, const char *score)
+{
+        size_t i;
+        json_t *g;
+
+        json_array_foreach(groups, i, g) {
+                const char *key = score, *names[EXPLAIN_MAX_AGAINST + 1];
+                double sc[EXPLAIN_MAX_AGAINST + 1];
+                struct explain_run_result res;
+                _cleanup_free_ char *err = NULL;
+                size_t k, m = 0;
+                json_t *v;
+
+                if (!json_is_true(json_object_get(g, "high_variance")))
+                        continue;
+                if (!key) {
+                        void *it = json_object_iter(json_object_get(g, "scores"));
+                        key = it ? json_object_iter_key(it) : NULL;
+                }
+                json_array_foreach(json_object_get(g, "runs"), k, v) {
+                        const struct store_score *s = NULL;
+                        if (m == ELEMENTSOF(names))
+                                break;
+                        for (size_t j = 0; j < n && !s; j++)
+                                if (streq(runs[j].info.name, json_string_value(v)))
+                                        s = key ? report_find_score(&runs[j].d, key) : NULL;
+                        names[m] = json_string_value(v);
+                        sc[m++] = s ? s->value : NAN;
+                }
+                if (explain_run_lowest(ctl->store, names, sc, m, key, &res, &err) < 0) {
+                        json_object_set_new(g, "explain_run", json_pack("{s:s}", "why", err ? err : "out of memory"));
+                        continue;
+                }
+                json_object_set_new(g, "explain_run", explain_run_brief_json(&res));
+                explain_run_free(&res);
+        }
+}
+
+static void print_explain_groups(json_t *groups)
+{
+        bool first = true;
+        size_t i, k;
+        json_t *g, *l;
+
+        json_array_foreach(groups, i, g) {
+                json_t *x = json_object_get(g, "explain_run"), *lines = json_object_get(x, "lines");
+                const char *tk;
+                json_t *tv;
+                char label[512] = "";
+                size_t o = 0;
+                if (!x)
+                        continue;
+                if (first)
+                        printf("\nThe lowest-scoring run of each HIGH VARIANCE group against the others (scalemonctl explain):\n");
+                first = false;
+                json_object_foreach(json_object_get(g, "tags"), tk, tv)
+                        strbuf_appendf(label, sizeof label, &o, "%s%s=%s", o ? " " : "", tk,
+                                       json_is_string(tv) ? json_string_value(tv) : "(none)");
+                printf("  %s:\n", label);
+                if (!lines)
+                        printf("    %s\n", json_string_value(json_object_get(x, "why")));
+                json_array_foreach(lines, k, l)
+                        printf("    %s\n", json_string_value(l));
+        }
+}
+
 int verb_report(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -676,6 +746,8 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         goto out;
                 }
                 r = 0;
+                if (go.explain && go.nby)
+                        explain_groups(ctl, runs, n, groups, go.score);       /* issue 14 */
         }
 
         if (ctl->format == FORMAT_TABLE && (go.nby || go.explain)) {
@@ -695,6 +767,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 table_print(tb);
                 printf("\n");
                 report_print_groups(groups, explain_all, &go);
+                print_explain_groups(groups);                                   /* issue 14 */
         } else if (ctl->format == FORMAT_TABLE) {
                 json_t *differs = context_differs(runs, n);
                 char zero[2048] = "";
@@ -734,6 +807,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                                 json_object_del(o, "metrics");
                                 json_object_del(o, "metrics_vs_baseline");
                                 json_object_del(o, "explain");
+                                json_object_del(o, "explain_run");
                         }
                         r = output_csv(groups);
                 } else if (ctl->format == FORMAT_CSV) {
