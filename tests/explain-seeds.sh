@@ -41,6 +41,17 @@ sm aim7 --format json explain aim7-c2-w80-r2 > "$TMP/b.json"
 [ "$(jpy '(d["counters"][0]["metric"], d["counters"][0]["score"] < 0, d["counters"][0]["consistent"])' < "$TMP/b.json")" = "('lock_contentions', True, True)" ]
 ok $? "the 43000 run: lock contention first, below its siblings', consistent"
 
+# --- inside report --group-by --explain: each HIGH VARIANCE group's lowest-scoring run ---
+sm aim7 --format json report --group-by config,ways --explain > "$TMP/r.json"; ok $? "report --group-by config,ways --explain"
+[ "$(jpy '[(g["tags"]["config"], g["tags"]["ways"], g["explain_run"]["run"]) for g in d["groups"] if "explain_run" in g]' < "$TMP/r.json")" = "('2', '80', 'aim7-c2-w80-r1')" ]
+ok $? "only the HIGH VARIANCE group has explain_run: its 21300 run"
+[ "$(jpy '[g["explain_run"]["counters"][0]["metric"] for g in d["groups"] if "explain_run" in g][0]' < "$TMP/r.json")" = lock_contentions ]
+ok $? "lock_contentions first there too"
+sm aim7 report --group-by config,ways --explain > "$TMP/r.txt"
+grep -q "^    aim7-c2-w80-r1 against the other 2: lock_contentions 1.9x above" "$TMP/r.txt"; ok $? "table: '$(grep -m1 'against the other' "$TMP/r.txt" | cut -c1-90)...'"
+sm aim7 --format csv report --group-by config,ways --explain > "$TMP/r.csv"; ok $? "CSV without it"
+! grep -q explain_run "$TMP/r.csv"; ok $? "no explain_run column in CSV"
+
 # --- THP: context first ---
 sm thp --format json explain thp-on-c128-r2 --against thp-off-c128-r1,thp-off-c128-r2,thp-off-c128-r3 > "$TMP/t.json"
 ok $? "explain thp-on-c128-r2 --against the THP-off runs"
