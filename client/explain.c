@@ -1067,9 +1067,25 @@ static int do_time(struct ex *e, struct explain_run_result *res)
                          "no per-tick samples for its siblings here (imported runs carry their totals only)");
                 return 0;
         }
+        /* the bins: the daemon's interval, or a multiple of it where a
+         * run has longer ticks on average (one recorded at 1 s and one at
+         * 100 ms compare second by second); a run's first and last ticks
+         * are short (its start and stop snapshots) */
         if (store_meta_get_int(e->s, "interval_ns", &iv) < 0 || iv <= 0) {
                 snprintf(res->phases_why, sizeof res->phases_why, "the database does not record the sampling interval");
                 return 0;
+        }
+        {
+                int64_t k = 1;
+                for (size_t j = 0; j < nruns; j++) {
+                        const struct rrun *rr = ex_run(e, sibidx[j]);
+                        int64_t nt = rr->info.end_tick - rr->info.start_tick;
+                        if (nt > 0 && rr->info.end > rr->info.start) {
+                                int64_t q = ((rr->info.end - rr->info.start) / nt + iv / 2) / iv;
+                                k = q > k ? q : k;
+                        }
+                }
+                iv *= k;
         }
         /* a long run in bins of several ticks: at most MAX_BINS */
         nbins = (size_t)((run->info.end - run->info.start + iv - 1) / iv);
