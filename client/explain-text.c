@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli.h"
 #include "explain.h"
+#include "output.h"
 #include "proto.h"
+#include "verbs.h"
 
 #define SUMMARY_TOP     3               /* counters named in the summary */
 

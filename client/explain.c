@@ -73,10 +73,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "changepoint.h"
-#include "ctl.h"
 #include "explain.h"
-#include "report.h"
+#include "selection.h"
 #include "stats.h"
 #include "store-series.h"
 
@@ -165,7 +165,7 @@ static bool same_tags(const struct run_detail *a, const struct run_detail *b)
 
 struct ex {
         struct store *s;
-        struct rrun *all;               /* every finished run: tags, scores, context, system totals */
+        struct analysis_run *all;               /* every finished run: tags, scores, context, system totals */
         size_t nall;
         size_t run;                     /* index in all */
         size_t *sib;                    /* indexes in all */
@@ -177,21 +177,21 @@ struct ex {
 
 static void ex_free(struct ex *e)
 {
-        report_unload(e->all, e->nall);
+        analysis_unload(e->all, e->nall);
         for (size_t i = 0; e->full && i <= e->nsib; i++)
                 run_detail_free(&e->full[i]);
         free(e->full);
         free(e->sib);
 }
 
-static const struct rrun *ex_run(const struct ex *e, size_t k)    /* 0: the run, 1 + j: sibling j */
+static const struct analysis_run *ex_run(const struct ex *e, size_t k)    /* 0: the run, 1 + j: sibling j */
 {
         return &e->all[k == 0 ? e->run : e->sib[k - 1]];
 }
 
-static double score_of(const struct rrun *r, const char *key)
+static double score_of(const struct analysis_run *r, const char *key)
 {
-        const struct store_score *sc = key ? report_find_score(&r->d, key) : NULL;
+        const struct store_score *sc = key ? analysis_find_score(&r->d, key) : NULL;
         return sc ? sc->value : NAN;
 }
 
@@ -234,7 +234,7 @@ static int ex_load(struct ex *e, const char *name, const struct explain_run_opts
                                            RUN_TAGS | RUN_SCORES | RUN_CONTEXT | RUN_SYSTEM_TOTALS, &e->all[i].d);
                 if (r < 0)
                         return fail(ret_err, r, "cannot read run %s: %s", e->all[i].info.name, store_errmsg(e->s));
-                report_compute(&e->all[i]);
+                analysis_compute(&e->all[i]);
         }
 
         e->sib = calloc(n + 1, sizeof *e->sib);
@@ -303,7 +303,7 @@ static int do_context(struct ex *e, struct explain_run_result *res)
         for (size_t j = 0; j <= e->nsib; j++) {
                 const struct run_detail *d = &ex_run(e, j)->d;
                 for (size_t c = 0; c < d->ncontext; c++) {
-                        const char *key = d->context[c].key, *rv = report_context_value(rd, key);
+                        const char *key = d->context[c].key, *rv = analysis_context_value(rd, key);
                         bool differs = false, seen = false;
                         struct explain_run_ctx *x;
 
@@ -314,7 +314,7 @@ static int do_context(struct ex *e, struct explain_run_result *res)
                         if (seen || (j > 0 && rv))
                                 continue;
                         for (size_t k = 1; k <= e->nsib && !differs; k++) {
-                                const char *v = report_context_value(&ex_run(e, k)->d, key);
+                                const char *v = analysis_context_value(&ex_run(e, k)->d, key);
                                 differs = !v || !rv || !streq(v, rv);
                         }
                         if (!differs)
@@ -330,7 +330,7 @@ static int do_context(struct ex *e, struct explain_run_result *res)
                         if (!x->key || !x->sib)
                                 return -ENOMEM;
                         for (size_t k = 1; k <= e->nsib; k++) {
-                                const char *v = report_context_value(&ex_run(e, k)->d, key);
+                                const char *v = analysis_context_value(&ex_run(e, k)->d, key);
                                 x->sib[k - 1] = v ? strdup(v) : NULL;
                         }
                 }
@@ -399,7 +399,7 @@ static int stable_groups(const struct ex *e, int *group, int *ret_n)
         for (int g = 0; g < ng; g++) {
                 bool ok = true;
                 size_t n = 0;
-                const struct rrun *l = &e->all[lead[g]];
+                const struct analysis_run *l = &e->all[lead[g]];
                 for (size_t i = 0; i < e->nall; i++)
                         if (group[i] == g) {
                                 n++;
@@ -460,7 +460,7 @@ static void consistency(const struct ex *e, struct explain_run_counter *c)
         if (isnan(rs))
                 return;
         for (size_t k = 0; k <= e->nsib && n <= EXPLAIN_MAX_AGAINST; k++) {
-                const struct rrun *r = ex_run(e, k);
+                const struct analysis_run *r = ex_run(e, k);
                 double sc = score_of(r, e->score);
                 if (isnan(sc) || !r->m[c->metric].have)
                         continue;
@@ -509,7 +509,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
         if (!res->counters)
                 return -ENOMEM;
         for (int m = 0; m < _M_MAX; m++) {
-                const struct rrun *run = ex_run(e, 0);
+                const struct analysis_run *run = ex_run(e, 0);
                 struct explain_run_counter *c = &res->counters[res->ncounters];
                 double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp;
                 double sibl[EXPLAIN_MAX_AGAINST];
@@ -519,7 +519,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 if (!run->m[m].have)
                         continue;
                 for (size_t k = 1; k <= e->nsib; k++) {
-                        const struct rrun *s = ex_run(e, k);
+                        const struct analysis_run *s = ex_run(e, k);
                         double sc = score_of(s, e->score);
                         if (!s->m[m].have)
                                 continue;
@@ -896,7 +896,7 @@ static int phase_place(struct ex *e, struct explain_run_phase *p, int m, double 
         if (!d || !sibv || !sum || !dur)
                 return -ENOMEM;
         for (size_t k = 0; k <= e->nsib; k++) {
-                const struct rrun *rr = ex_run(e, k);
+                const struct analysis_run *rr = ex_run(e, k);
                 if (rr->info.start_tick == 0)
                         continue;
                 r = store_cpu_sums(e->s, metric_table[m].name, ncpu, rr->info.start + (int64_t)a * iv,
@@ -1041,7 +1041,7 @@ static void node_pairs(const struct ex *e, const struct explain_run_result *res,
 
 static int do_time(struct ex *e, struct explain_run_result *res)
 {
-        const struct rrun *run = ex_run(e, 0);
+        const struct analysis_run *run = ex_run(e, 0);
         struct store_tick_values tv[EXPLAIN_MAX_AGAINST + 1];
         size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1], nsearch;
         struct bins B = { 0 };
@@ -1078,7 +1078,7 @@ static int do_time(struct ex *e, struct explain_run_result *res)
         {
                 int64_t k = 1;
                 for (size_t j = 0; j < nruns; j++) {
-                        const struct rrun *rr = ex_run(e, sibidx[j]);
+                        const struct analysis_run *rr = ex_run(e, sibidx[j]);
                         int64_t nt = rr->info.end_tick - rr->info.start_tick;
                         if (nt > 0 && rr->info.end > rr->info.start) {
                                 int64_t q = ((rr->info.end - rr->info.start) / nt + iv / 2) / iv;
@@ -1115,7 +1115,7 @@ static int do_time(struct ex *e, struct explain_run_result *res)
                 goto out;
         }
         for (size_t j = 0; j < nruns; j++) {
-                const struct rrun *rr = ex_run(e, sibidx[j]);
+                const struct analysis_run *rr = ex_run(e, sibidx[j]);
                 r = store_tick_values(e->s, rr->info.start, rr->info.end, iv, &tv[j]);
                 if (r < 0)
                         goto out;
@@ -1138,7 +1138,7 @@ static int do_time(struct ex *e, struct explain_run_result *res)
                         goto out;
                 }
                 for (size_t j = 0; j < nruns && N.nmetric; j++) {
-                        const struct rrun *rr = ex_run(e, sibidx[j]);
+                        const struct analysis_run *rr = ex_run(e, sibidx[j]);
                         struct store_node_values nv;
                         r = store_node_values(e->s, N.metric, N.nmetric, rr->info.start, rr->info.end, iv, node_of, ncpu,
                                               N.nnodes, &nv);

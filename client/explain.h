@@ -139,7 +139,4 @@ int explain_run_parse_against(struct explain_run_opts *o, char *arg);
 /* "0-3,8" */
 void explain_run_format_cpus(const int *c, size_t n, char *buf, size_t len);
 
-struct ctl;
-int verb_explain(struct ctl *ctl, int argc, char **argv);
-
 #endif
