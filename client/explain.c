@@ -173,11 +173,13 @@ struct ex {
         struct run_detail *full;        /* [0] the run, [1 + k] sibling k: every total */
         const char *score;
         size_t keep;                    /* series to keep for plot */
+        bool borrowed;                  /* all is the caller's */
 };
 
 static void ex_free(struct ex *e)
 {
-        analysis_unload(e->all, e->nall);
+        if (!e->borrowed)
+                analysis_unload(e->all, e->nall);
         for (size_t i = 0; e->full && i <= e->nsib; i++)
                 run_detail_free(&e->full[i]);
         free(e->full);
@@ -197,23 +199,39 @@ static double score_of(const struct analysis_run *r, const char *key)
 
 static int ex_load(struct ex *e, const char *name, const struct explain_run_opts *o, char **ret_err)
 {
-        struct run_filter f = { .since = 0, .until = INT64_MAX };
-        struct run_info *infos = NULL;
-        size_t n = 0, k = 0;
+        size_t n, k = 0;
         int r;
 
-        r = store_runs_list(e->s, &f, &infos, &n);
-        if (r < 0)
-                return fail(ret_err, r, "cannot list runs: %s", store_errmsg(e->s));
-        e->all = calloc(n + 1, sizeof *e->all);
-        if (!e->all) {
-                run_infos_free(infos, n);
-                return -ENOMEM;
+        if (o->runs) {
+                /* report's runs, loaded: borrowed */
+                e->all = (struct analysis_run *)o->runs;
+                e->nall = n = o->nruns;
+                e->borrowed = true;
+        } else {
+                struct run_filter f = { .since = 0, .until = INT64_MAX };
+                struct run_info *infos = NULL;
+                n = 0;
+                r = store_runs_list(e->s, &f, &infos, &n);
+                if (r < 0)
+                        return fail(ret_err, r, "cannot list runs: %s", store_errmsg(e->s));
+                e->all = calloc(n + 1, sizeof *e->all);
+                if (!e->all) {
+                        run_infos_free(infos, n);
+                        return -ENOMEM;
+                }
+                for (size_t i = 0; i < n; i++)
+                        e->all[i].info = infos[i];
+                free(infos);
+                e->nall = n;
+                for (size_t i = 0; i < n; i++) {
+                        r = store_run_detail_parts(e->s, e->all[i].info.id,
+                                                   RUN_TAGS | RUN_SCORES | RUN_CONTEXT | RUN_SYSTEM_TOTALS, &e->all[i].d);
+                        if (r < 0)
+                                return fail(ret_err, r, "cannot read run %s: %s", e->all[i].info.name,
+                                            store_errmsg(e->s));
+                        analysis_compute(&e->all[i]);
+                }
         }
-        for (size_t i = 0; i < n; i++)
-                e->all[i].info = infos[i];
-        free(infos);
-        e->nall = n;
         e->run = SIZE_MAX;
         for (size_t i = 0; i < n; i++)
                 if (streq(e->all[i].info.name, name))
@@ -222,20 +240,6 @@ static int ex_load(struct ex *e, const char *name, const struct explain_run_opts
                 return fail(ret_err, -ENOENT, "no run named '%s' (see scalemonctl runs)", name);
         if (streq(e->all[e->run].info.status, "running"))
                 return fail(ret_err, -EBUSY, "run '%s' is still running: explain it once it has stopped", name);
-        /* quick (with --against): only the run and those named; the
-         * others stay unread, without tags, so in no group */
-        for (size_t i = 0; i < n; i++) {
-                bool needed = !(o->quick && o->nagainst) || i == e->run;
-                for (size_t a = 0; !needed && a < o->nagainst; a++)
-                        needed = streq(e->all[i].info.name, o->against[a]);
-                if (!needed)
-                        continue;
-                r = store_run_detail_parts(e->s, e->all[i].info.id,
-                                           RUN_TAGS | RUN_SCORES | RUN_CONTEXT | RUN_SYSTEM_TOTALS, &e->all[i].d);
-                if (r < 0)
-                        return fail(ret_err, r, "cannot read run %s: %s", e->all[i].info.name, store_errmsg(e->s));
-                analysis_compute(&e->all[i]);
-        }
 
         e->sib = calloc(n + 1, sizeof *e->sib);
         if (!e->sib)
@@ -1344,22 +1348,27 @@ out:
 }
 
 
-int explain_run_lowest(struct store *s, const char *const *names, const double *score, size_t n, const char *score_key,
-                       struct explain_run_result *ret, char **ret_err)
+int explain_run_lowest(struct store *s, const struct analysis_run *runs, size_t nruns, const size_t *idx, size_t n,
+                       const char *score_key, struct explain_run_result *ret, char **ret_err)
 {
-        struct explain_run_opts o = { .score = score_key, .quick = true };
+        struct explain_run_opts o = { .score = score_key, .runs = runs, .nruns = nruns };
         size_t lo = SIZE_MAX, with = 0;
+        double best = 0;
 
-        for (size_t i = 0; i < n; i++)
-                if (!isnan(score[i])) {
-                        with++;
-                        if (lo == SIZE_MAX || score[i] < score[lo])
-                                lo = i;
+        for (size_t i = 0; i < n; i++) {
+                const struct store_score *sc = score_key ? analysis_find_score(&runs[idx[i]].d, score_key) : NULL;
+                if (!sc)
+                        continue;
+                with++;
+                if (lo == SIZE_MAX || sc->value < best) {
+                        lo = i;
+                        best = sc->value;
                 }
+        }
         if (with < 2)
                 return fail(ret_err, -ENODATA, "fewer than two runs with %s", score_key ? score_key : "a score");
         for (size_t i = 0; i < n && o.nagainst < EXPLAIN_MAX_AGAINST; i++)
                 if (i != lo)
-                        o.against[o.nagainst++] = names[i];
-        return explain_run_compute(s, names[lo], &o, ret, ret_err);
+                        o.against[o.nagainst++] = runs[idx[i]].info.name;
+        return explain_run_compute(s, runs[idx[lo]].info.name, &o, ret, ret_err);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis.h"
 #include "metric.h"
 #include "store.h"
 
@@ -23,9 +24,10 @@ struct explain_run_opts {
         size_t nagainst;
         const char *score;                              /* --score K, or NULL: the run's first score */
         size_t keep_series;                             /* keep the per-tick series of this many top counters (plot) */
-        bool quick;                                     /* read only the run and its siblings: spreads from
-                                                         * the siblings, not the stable groups (report's
-                                                         * per-group use) */
+        const struct analysis_run *runs;                /* or NULL: the runs to find the run, its group and
+                                                         * the stable groups in, already loaded (report's);
+                                                         * borrowed.  NULL: every run of the database */
+        size_t nruns;
 };
 
 #define EXPLAIN_KEEP_MAX        4
@@ -117,11 +119,12 @@ int explain_run_summary(const struct explain_run_result *r, char **ret);
 /* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
 json_t *explain_run_json(const struct explain_run_result *r);
 
-/* For report --group-by: explain the lowest-scoring of a group's runs
- * (names[i] with score[i]; NAN: none) against the others, quickly (see
- * opts.quick).  -ENODATA: fewer than two runs with the score. */
-int explain_run_lowest(struct store *s, const char *const *names, const double *score, size_t n, const char *score_key,
-                       struct explain_run_result *ret, char **ret_err);
+/* For report --group-by: the lowest-scoring of the runs runs[idx[0..n)]
+ * (by score_key) explained against the others of them, with runs[0..nruns)
+ * (report's, loaded) for the stable groups.  -ENODATA: fewer than two of
+ * them have the score. */
+int explain_run_lowest(struct store *s, const struct analysis_run *runs, size_t nruns, const size_t *idx, size_t n,
+                       const char *score_key, struct explain_run_result *ret, char **ret_err);
 
 /* {"run", "siblings", "summary", "lines": [TEXT], "counters": [the first
  * three, as in explain_run_json()], "phases": [...]} */

@@ -487,8 +487,9 @@ static int report_parse(struct report_args *a, int argc, char **argv)
 
 /* With --group-by and --explain, each HIGH VARIANCE group's
  * lowest-scoring run explained against the group's others (explain.c,
- * quick: the group's runs only): gx[g] for group g, or gx_why[g] why not;
- * neither for the other groups.  (issue 14) */
+ * over the runs in range, whose stable groups give the spreads): gx[g]
+ * for group g, or why[g] why not; neither for the other groups.
+ * (issue 14) */
 struct group_explained {
         struct explain_run_result *gx;  /* [ngroups] */
         bool *have;
@@ -509,7 +510,7 @@ static void group_explained_free(struct group_explained *ge)
         memset(ge, 0, sizeof *ge);
 }
 
-static int group_explain(struct ctl *ctl, const struct analysis_run *runs, const struct group_result *gr,
+static int group_explain(struct ctl *ctl, const struct analysis_run *runs, size_t nruns, const struct group_result *gr,
                          struct group_explained *ge)
 {
         ge->n = gr->ngroups;
@@ -521,19 +522,10 @@ static int group_explain(struct ctl *ctl, const struct analysis_run *runs, const
         for (size_t g = 0; g < gr->ngroups; g++) {
                 const struct group *grp = &gr->groups[g];
                 const char *key = gr->go->score ? gr->go->score : grp->nscores ? grp->scores[0].key : NULL;
-                const char *names[EXPLAIN_MAX_AGAINST + 1];
-                double sc[EXPLAIN_MAX_AGAINST + 1];
-                size_t m = 0;
 
                 if (!grp->high_variance)
                         continue;
-                for (size_t i = 0; i < grp->n && m < ELEMENTSOF(names); i++) {
-                        const struct analysis_run *r = &runs[grp->idx[i]];
-                        const struct store_score *s = key ? analysis_find_score(&r->d, key) : NULL;
-                        names[m] = r->info.name;
-                        sc[m++] = s ? s->value : NAN;
-                }
-                if (explain_run_lowest(ctl->store, names, sc, m, key, &ge->gx[g], &ge->why[g]) == 0)
+                if (explain_run_lowest(ctl->store, runs, nruns, grp->idx, grp->n, key, &ge->gx[g], &ge->why[g]) == 0)
                         ge->have[g] = true;
                 else if (!ge->why[g] && !(ge->why[g] = strdup("out of memory")))
                         return -ENOMEM;
@@ -688,7 +680,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
         }
-        if (gr && a.go.nby && a.go.explain && ctl->format != FORMAT_CSV && group_explain(ctl, runs, gr, &ge) < 0) {
+        if (gr && a.go.nby && a.go.explain && ctl->format != FORMAT_CSV && group_explain(ctl, runs, n, gr, &ge) < 0) {
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
         }
