@@ -859,6 +859,15 @@ static int find_windows(struct sset *S, int m, int node, double tick_s, double e
                         mu += y[t] / (double)(b - a);
                 if (fabs(mu) < log(PHASE_RATIO))
                         continue;
+                /* a departure right after one of the same sign (a storm
+                 * that ramps up in two levels) is the same departure */
+                if (*nw > 0 && (*w)[*nw - 1].metric == m && (*w)[*nw - 1].node == node && (*w)[*nw - 1].b == a &&
+                    ((*w)[*nw - 1].mu > 0) == (mu > 0)) {
+                        struct window *pw = &(*w)[*nw - 1];
+                        pw->mu = (pw->mu * (double)(pw->b - pw->a) + mu * (double)(b - a)) / (double)(b - pw->a);
+                        pw->b = b;
+                        continue;
+                }
                 nwp = realloc(*w, (*nw + 1) * sizeof **w);
                 if (!nwp) {
                         free(cp);

@@ -30,8 +30,8 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # attempt.  Lock-clean: the storm's own contentions (counted for its
 # process alone) at least quadruple the lock rate the normal runs saw (a
 # phase needs the run at twice the highest sibling), and no three 100 ms
-# intervals in a row of a normal run (the shortest phase) hold twice their
-# median of lock contentions (plus a count each).  Quiet: besides, no three
+# intervals in a row of a normal run (the shortest phase) hold, above
+# their median, a quarter of what the storm made in three.  Quiet: besides, no three
 # intervals in a row of page faults or context switches in any run (the
 # storm run away from its storm) at twice their median: nothing else made
 # a phase.  The lock checks are judged on a lock-clean attempt, "one phase
@@ -78,7 +78,8 @@ for a in 1 2 3; do
         read -r m3 x3 <<< "$(bg_stats ex$a-r3 lock:contention_begin)"
         own=$(awk -F, '/lock:contention_begin/ { print int($1) }' "$TMP/own-ex$a-r2.csv")
         diag "attempt $a: round trips $s1, $s2 (storm), $s3; normal runs' 100 ms lock counts median, most in 3 in a row: $m1, $x1; $m3, $x3; the storm's own ${own:-?} in 2 s"
-        if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ "$x1" -le $((6 * m1 + 6)) ] && [ "$x3" -le $((6 * m3 + 6)) ]; then
+        own4=$(( ${own:-0} * 3 / 20 / 4 ))     # a quarter of what the storm made in 3 intervals
+        if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ $((x1 - 3 * m1)) -le "$own4" ] && [ $((x3 - 3 * m3)) -le "$own4" ]; then
                 q=yes
                 for r in 1 2 3; do
                         for ev in page-faults context-switches lock:contention_begin; do
