@@ -2,9 +2,9 @@
  * siblings (the other runs of its group, or those named), in context, in
  * its counters' rates, in time (phases) and in place (CPUs, nodes).
  *
- * explain_run_compute() (explain.c, where the method is described) fills a
- * typed result; explain-text.c writes it: summary, tables, JSON, the
- * lines report gives a group. */
+ * explain_run_compute() (explain.c, where the method is described; the
+ * phases in explain-time.c) fills a typed result; explain-text.c writes
+ * it: summary, tables, JSON, the lines report gives a group. */
 #ifndef SCALEMON_EXPLAIN_H
 #define SCALEMON_EXPLAIN_H
 
