@@ -16,10 +16,11 @@
  *
  * beta, when not given, is 3 ln n: the per-change penalty of the modified
  * BIC of Zhang and Siegmund (2007) for a change in mean, as the R package
- * changepoint sets it ("MBIC"), without its segment-length term.  The plain
- * BIC's 2 ln n lets about one series of pure noise in six through at
- * n = 60; 3 ln n keeps that near 1% (tests/test-changepoint.c measures
- * it).  No other threshold is involved.
+ * changepoint sets it ("MBIC"), without its segment-length term.  On pure
+ * Gaussian noise with sigma estimated as below, the plain BIC's 2 ln n
+ * finds a change in 16% of series of 60 points; 3 ln n in 3.3% of them,
+ * 0.2% at 600 points, none of 200 at 6000 (tests/test-changepoint.c
+ * measures it).  No other threshold is involved.
  *
  * PELT's pruning does little where there is no change, and it is then
  * quadratic; a series longer than 1000 points is first segmented as means
