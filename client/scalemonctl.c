@@ -33,6 +33,8 @@ static const struct verb {
         { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
                                    "              [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
                                    "              [--explain] [--score K]" },
+        { "explain", verb_explain, "explain RUN [--against RUN,...] [--score K]\n"
+                                   "              why RUN differs from its siblings: context, counters, phases, CPUs" },
         { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--since WHEN] [--tag K=V]...\n"
                                    "              scalability curve across runs, with a USL fit" },
         { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter ... [-o FILE.svg|FILE.png]\n"
