@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "curve.h"
 #include "chart.h"
 #include "output.h"
 #include "proto.h"
@@ -44,6 +45,8 @@ struct popts {
         struct run_select sel;
         struct group_opts go;
         bool y_score;           /* curve: the score rather than the speedup */
+        const char *lower;      /* curve: --lower-is-better K,... */
+        enum curve_work work;   /* curve: --work */
 };
 
 static double pick_step(int64_t span, int64_t tick)
@@ -246,20 +249,24 @@ static int kind_heatmap(struct ctl *ctl, struct popts *o, struct chart *p)
 
 /* A curve's series: the mean score (or the speedup over the smallest N)
  * with min/max bars, and its USL fit as a function. */
-static void curve_series_plot(struct chart *p, const struct popts *o, const char *score, const struct curve_series *cs)
+static void curve_series_plot(struct chart *p, const struct popts *o, const struct curve_result *cr,
+                              const struct curve_series *cs)
 {
-        double x0 = cs->npts ? cs->pts[0].mean : 0, n0 = cs->npts ? cs->pts[0].n : 1;
-        struct chart_series *ps = chart_add_series(p, o->series ? cs->value : score, CHART_ERRORLINES);
+        double x0 = cs->npts ? cs->pts[0].x : 0, n0 = cs->npts ? cs->pts[0].n : 1;
+        struct chart_series *ps = chart_add_series(p, o->series ? cs->value : cr->score, CHART_ERRORLINES);
         char name[256], expr[512];
 
+        /* the speedup as the table shows it, but scaled by N0 so that the
+         * ideal line is y = x: X(N) / X(N0) * N0 */
         for (size_t k = 0; ps && k < cs->npts; k++) {
                 const struct curve_point *pt = &cs->pts[k];
                 if (o->y_score)
                         chart_add_point(ps, pt->n, pt->mean, pt->min, pt->max);
                 else
-                        chart_add_point(ps, pt->n, pt->mean / x0 * n0, pt->min / x0 * n0, pt->max / x0 * n0);
+                        chart_add_point(ps, pt->n, pt->x / x0 * n0, pt->xmin / x0 * n0, pt->xmax / x0 * n0);
         }
-        if (cs->has_usl && x0 > 0) {
+        /* the fit is of throughput: not drawn over a time */
+        if (cs->usl_ok && x0 > 0 && !(o->y_score && cr->opts.lower_is_better)) {
                 double l = cs->usl.lambda, sg = cs->usl.sigma, kp = cs->usl.kappa;
                 /* the fitted X(N), or as a speedup: X(N) / X(N0) * N0 */
                 if (o->y_score)
@@ -277,6 +284,7 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
 {
         struct analysis_run *runs = NULL;
         struct curve_result *cr = NULL;
+        struct curve_opts co = { .work = o->work };
         const char *score;
         size_t n = 0;
         int r;
@@ -285,26 +293,31 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
                 return ctl_fail(EXIT_USAGE, "plot curve needs --by TAG, the tag that holds N");
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0 &&
-            analysis_curve(runs, n, o->by, o->series, score, &cr) < 0)
-                r = ctl_fail(EXIT_FAILED, "out of memory");
+        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0) {
+                co.lower_is_better = curve_lower_is_better(o->lower, runs, n, score);
+                if (co.lower_is_better && co.work == CURVE_WORK_UNKNOWN)
+                        r = curve_refuse_time(score);
+                else if (analysis_curve(runs, n, o->by, o->series, score, &co, &cr) < 0)
+                        r = ctl_fail(EXIT_FAILED, "out of memory");
+        }
         if (r) {
                 analysis_unload(runs, n);
                 return r;
         }
         for (size_t j = 0; j < cr->nseries; j++)
-                curve_series_plot(p, o, score, &cr->series[j]);
+                curve_series_plot(p, o, cr, &cr->series[j]);
         if (!o->y_score)
                 chart_add_func(p, "linear (ideal)", "x", true, true);
         p->key = "inside top left box";
         p->yzero = true;
         set_text(p->title, sizeof p->title, "%s by %s%s%s", o->y_score ? score : "speedup", o->by,
                  o->series ? ", one line per " : "", o->series ? o->series : "");
-        set_text(p->xlabel, sizeof p->xlabel, "N (%s)", o->by);
+        set_text(p->xlabel, sizeof p->xlabel, "N = %s", o->by);
         if (o->y_score)
                 set_text(p->ylabel, sizeof p->ylabel, "%s (mean, bars: min to max)", score);
         else
-                set_text(p->ylabel, sizeof p->ylabel, "speedup over the smallest N (%s, x N)", score);
+                set_text(p->ylabel, sizeof p->ylabel, "speedup over the smallest N, x that N (throughput: %s)",
+                         !co.lower_is_better ? score : co.work == CURVE_WORK_PER_N ? "N/score" : "1/score");
         curve_result_free(cr);
         analysis_unload(runs, n);
         return 0;
@@ -490,6 +503,7 @@ static void usage(void)
                "  timeseries METRIC (--run NAME | --since WHEN [--until WHEN]) [--per system|node|cpu]\n"
                "  heatmap METRIC (--run NAME | --since WHEN [--until WHEN])\n"
                "  curve --by TAG [--series TAG] [--score K] [--y speedup|score]\n"
+               "        [--lower-is-better K,...] [--work fixed|per-n]\n"
                "  groups --group-by TAG,... [--score K]\n"
                "  scatter METRIC [--score K] [--group-by TAG,...]\n"
                "Runs are selected with --since, --until and --tag K=V as in report.\n"
@@ -511,6 +525,8 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
                 { "y", required_argument, NULL, 'y' },
+                { "lower-is-better", required_argument, NULL, 'L' },
+                { "work", required_argument, NULL, 'w' },
                 { "output", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -550,6 +566,17 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                         break;
                 case 'o':
                         o->output = optarg;
+                        break;
+                case 'L':
+                        o->lower = optarg;
+                        break;
+                case 'w':
+                        if (streq(optarg, "fixed"))
+                                o->work = CURVE_WORK_FIXED;
+                        else if (streq(optarg, "per-n"))
+                                o->work = CURVE_WORK_PER_N;
+                        else
+                                r = ctl_fail(EXIT_USAGE, "--work '%s': use fixed or per-n", optarg);
                         break;
                 case 'h':
                         usage();
