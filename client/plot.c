@@ -90,7 +90,26 @@ static int time_range(struct ctl *ctl, struct popts *o, struct chart *p, int64_t
                 return r;
         if (*until <= *since)
                 return ctl_fail(EXIT_USAGE, "--until is not after --since");
-        set_text(what, whatlen, "%s", o->sel.since_arg ? o->sel.since_arg : "the last 5 minutes");
+        /* the range in the title, and each run in it as its window */
+        {
+                struct run_filter f = { .since = *since, .until = *until };
+                struct run_info *infos = NULL;
+                size_t n = 0, len = 0;
+                if (store_runs_list(ctl->store, &f, &infos, &n) < 0)
+                        n = 0;
+                for (size_t i = 0; i < n; i++)
+                        chart_add_window(p, (double)(infos[i].start - *since) / 1e9,
+                                         (double)((infos[i].end ? MIN(infos[i].end, *until) : *until) - *since) / 1e9,
+                                         infos[i].name);
+                if (o->sel.since_arg)
+                        len = (size_t)snprintf(what, whatlen, "%s to %s", o->sel.since_arg,
+                                               o->sel.until_arg ? o->sel.until_arg : "now");
+                else
+                        len = (size_t)snprintf(what, whatlen, "the last 5 minutes");
+                if (n > 0 && len < whatlen)
+                        snprintf(what + len, whatlen - len, " (%zu run%s)", n, n == 1 ? "" : "s");
+                run_infos_free(infos, n);
+        }
         return 0;
 }
 
@@ -183,6 +202,7 @@ static int kind_timeseries(struct ctl *ctl, struct popts *o, struct chart *p)
         set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of %s", o->run ? o->run : "the range");
         set_text(p->ylabel, sizeof p->ylabel, "%s per second (%s/s)", o->metric, def->unit);
         p->yzero = true;
+        p->xfix = true;         /* from the first sample, not from a round tic before it */
         return 0;
 }
 
