@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "macro.h"
 #include "curve.h"
 #include "output.h"
 #include "proto.h"
@@ -229,6 +230,22 @@ bool curve_lower_is_better(const char *list, const struct analysis_run *runs, si
         return analysis_recorded_lower(runs, n, score);
 }
 
+int curve_check_lower(const char *arg)
+{
+        const char *why;
+        char k[256];
+
+        for (const char *p = arg;;) {
+                size_t l = strcspn(p, ",");
+                snprintf(k, sizeof k, "%.*s", (int)MIN(l, sizeof k - 1), p);
+                if (!proto_valid_key(k, &why))
+                        return ctl_fail(EXIT_USAGE, "--lower-is-better '%s': %s", arg, why);
+                if (!p[l])
+                        return 0;
+                p += l + 1;
+        }
+}
+
 int curve_refuse_time(const char *score)
 {
         return ctl_fail(EXIT_USAGE,
@@ -280,6 +297,7 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                         break;
                 case 'L':
                         lower = optarg;
+                        r = curve_check_lower(optarg);
                         break;
                 case 'w':
                         if (streq(optarg, "fixed"))

@@ -589,6 +589,7 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                         break;
                 case 'L':
                         o->lower = optarg;
+                        r = curve_check_lower(optarg);
                         break;
                 case 'w':
                         if (streq(optarg, "fixed"))

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "curve.h"
 #include "output.h"
 #include "proto.h"
 #include "selection.h"
@@ -82,7 +83,10 @@ static int add_tag(struct store_kv *tags, size_t *n, const char *arg)
 static int add_lower_tag(struct store_kv *tags, size_t *n, const char *arg)
 {
         char buf[512];
+        int r = curve_check_lower(arg);
 
+        if (r)
+                return r;
         snprintf(buf, sizeof buf, "lower_is_better=%s", arg);
         return add_tag(tags, n, buf);
 }
