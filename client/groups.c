@@ -311,7 +311,9 @@ void groups_print(const struct group_result *gr)
                         print_group_rows(tb, gr, &gr->groups[k]);
                 printf("Groups (HIGH VARIANCE: CV above %s or min/max below %.2f; verdicts at p < %.2g, Welch's t-test;\n"
                        "higher scores are better%s):\n",
-                       cvl, go->minmax_limit, go->alpha, go->nlower_better ? " except those given to --lower-is-better" : "");
+                       cvl, go->minmax_limit, go->alpha,
+                       go->nlower_better ? " except those given to --lower-is-better or recorded lower-is-better"
+                                         : " except those recorded lower-is-better with the runs");
                 table_print(tb);
                 for (size_t k = 0; k < gr->ngroups; k++)
                         print_group_detail(gr, &gr->groups[k]);

@@ -113,6 +113,9 @@ ok $? "1: speedup at N=8 is throughput (N/seconds) over N=1's: $s8, not 6.30"
 [ "$(jpy 'd["lower_is_better"]' < "$TMP/msg.json")" = true ]; ok $? "1: the JSON says lower is better"
 sm study curve --by groups --tag bench=messaging --work per-n > "$TMP/msg.txt"
 grep -q "throughput is N / score" "$TMP/msg.txt" && grep -q "THROUGHPUT (N/score)" "$TMP/msg.txt"; ok $? "1: the table says what throughput is"
+sm study --format json report --group-by groups --baseline groups=1 --tag bench=messaging > "$TMP/msgrep.json"
+[ "$(jpy '[g for g in d["groups"] if g["tags"]["groups"] == "8"][0]["vs_baseline"]["seconds"]["verdict"]' < "$TMP/msgrep.json")" = regression ]
+ok $? "1: report reads the recorded direction too: seconds up at -g 8 is a regression"
 # 2: a fit that means nothing; one N
 sm study --format json curve --by threads --tag bench=flat > "$TMP/flat.json"
 [ "$(jpy 'd["usl"]["sigma"]' < "$TMP/flat.json")" = null ] && jpy 'd["usl"]["why"]' < "$TMP/flat.json" | grep -q "r2 0.09 is below 0.90"
