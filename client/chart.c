@@ -39,8 +39,21 @@ void chart_free(struct chart *p)
         for (size_t i = 0; i < p->nwindows; i++)
                 free(p->windows[i].text);
         free(p->windows);
+        free(p->shade);
         json_decref(p->xtics);
         free(p->hz);
+}
+
+int chart_add_shade(struct chart *p, double from, double to)
+{
+        double (*sh)[2] = realloc(p->shade, (p->nshade + 1) * sizeof *sh);
+        if (!sh)
+                return -ENOMEM;
+        p->shade = sh;
+        p->shade[p->nshade][0] = from;
+        p->shade[p->nshade][1] = to;
+        p->nshade++;
+        return 0;
 }
 
 struct chart_series *chart_add_series(struct chart *p, const char *name, enum chart_style style)
@@ -130,7 +143,7 @@ json_t *chart_json(const struct chart *p)
                 json_t *pts = json_array();
                 for (size_t k = 0; k < p->s[i].n; k++) {
                         json_t *pt = json_pack("{s:o,s:o}", "x", json_number(p->s[i].x[k]), "y", json_number(p->s[i].y[k]));
-                        if (p->s[i].style == CHART_ERRORLINES) {
+                        if (p->s[i].style == CHART_ERRORLINES || p->s[i].style == CHART_BAND) {
                                 json_object_set_new(pt, "ymin", json_number(p->s[i].ylo[k]));
                                 json_object_set_new(pt, "ymax", json_number(p->s[i].yhi[k]));
                         }
@@ -152,6 +165,12 @@ json_t *chart_json(const struct chart *p)
                 json_object_set_new(o, "windows", ws);
         }
         json_object_set_new(o, "functions", funcs);
+        if (p->nshade) {
+                json_t *sh = json_array();
+                for (size_t i = 0; i < p->nshade; i++)
+                        json_array_append_new(sh, json_pack("{s:f,s:f}", "from", p->shade[i][0], "to", p->shade[i][1]));
+                json_object_set_new(o, "shaded", sh);
+        }
         if (p->xtics)
                 json_object_set(o, "categories", p->xtics);
         if (p->heat) {
@@ -320,7 +339,7 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 const struct chart_window *w = &p->windows[i];
                 if (!dumb)
                         fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '%s' "
-                                   "fs solid 0.5 noborder\n", i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
+                                   "fs solid 0.5 noborder\n", p->nshade + i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
                 fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x0,
                         w->x0);
                 fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x1,
@@ -329,6 +348,9 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 gp_str(f, w->text);
                 fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
         }
+        for (size_t i = 0; i < p->nshade; i++)
+                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
+                        i + 1, p->shade[i][0], p->shade[i][1]);
         for (size_t i = 0; i < p->nmarks; i++) {
                 fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
                         p->marks[i].x, p->marks[i].x);
@@ -409,6 +431,10 @@ static void write_series(FILE *f, const struct chart *p, bool dumb)
                         break;
                 case CHART_MARKED:
                         fprintf(f, "using 1:2 with points pt %d ps 3.5 lw 2 lc rgb '#e41a1c'", dumb ? pt : 6);
+                        break;
+                case CHART_BAND:    /* in the colour of the line drawn after it */
+                        fprintf(f, "using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.2 noborder",
+                                colours[(i + 1) % ELEMENTSOF(colours)]);
                         break;
                 }
                 fprintf(f, " title ");

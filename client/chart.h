@@ -13,6 +13,7 @@ enum chart_style {
         CHART_ERRORLINES,       /* points joined, with min/max bars */
         CHART_POINTS,           /* points alone */
         CHART_MARKED,           /* big open circles over other points */
+        CHART_BAND,             /* the area between ylo and yhi, in the next series' colour (plot explain) */
 };
 
 struct chart_series {
@@ -51,6 +52,8 @@ struct chart {
         struct chart_window *windows;
         size_t nwindows;
         bool xfix;              /* x axis from the first point to the last, not to round tics */
+        double (*shade)[2];     /* x ranges shaded behind the series (plot explain's phases) */
+        size_t nshade;
         json_t *xtics;          /* [{"label", "x"}] for categories, or NULL */
         bool logx;
         const char *key;        /* where the legend goes in files (gnuplot "set key") */
@@ -69,9 +72,10 @@ int chart_add_point(struct chart_series *s, double x, double y, double ylo, doub
 int chart_add_mark(struct chart *p, double x, const char *text);
 int chart_add_func(struct chart *p, const char *name, const char *expr, bool dashed, bool grey);
 int chart_add_window(struct chart *p, double x0, double x1, const char *text);
+int chart_add_shade(struct chart *p, double from, double to);
 
 /* {"kind", "title", "xlabel", "ylabel", "series", "markers", "windows",
- * "functions", "categories", "heatmap"} */
+ * "functions", "categories", "heatmap", "shaded": [{"from", "to"}]} */
 json_t *chart_json(const struct chart *p);
 /* Draw it with gnuplot: in the terminal without output, else into the
  * .svg or .png file output (whole, or not at all).  An exit code, after

@@ -2,7 +2,7 @@
 # cli-args.sh - bad command lines, table-driven, for every scalemonctl verb:
 # missing, extra, empty, huge and malformed arguments, unknown options,
 # options without their value.  Each must give the exit status of the
-# contract (DESIGN.md: 2 bad usage, 1 the request failed), exactly one line
+# contract (doc/DESIGN.md: 2 bad usage, 1 the request failed), exactly one line
 # on stderr that says what is wrong (matched by a regex, at most 1024 bytes),
 # nothing on stdout, and no change to the runs in the database.  The table
 # runs against a live daemon holding two finished runs and one open run (so
@@ -176,7 +176,7 @@ table=$(cat <<'EOF'
 2|^unknown option '--bogus'; try 'scalemonctl curve --help'$|curve --by ways --bogus
 2|^--work 'some': use fixed \(the same work at every N\) or per-n |curve --by ways --work some
 2|^--lower-is-better '9x': |curve --by ways --lower-is-better 9x
-2|^plot needs a KIND: timeseries, heatmap, curve, groups or scatter$|plot
+2|^plot needs a KIND: timeseries, heatmap, curve, groups, scatter or explain$|plot
 2|^unknown plot kind 'pie': use timeseries|plot pie
 2|^unknown plot kind '': use timeseries|plot ""
 2|^this plot needs a METRIC|plot timeseries
@@ -195,6 +195,20 @@ table=$(cat <<'EOF'
 2|^--per 'galaxy': use system, node or cpu$|plot timeseries context_switches --per galaxy
 2|^plot writes a chart, or its data with --format json; csv does not apply$|--format csv plot timeseries context_switches
 2|^unknown option '--bogus'; try 'scalemonctl plot --help'$|plot timeseries context_switches --bogus
+2|^plot explain needs a RUN$|plot explain
+1|^no run named 'nosuch' \(see scalemonctl runs\)$|plot explain nosuch
+2|^explain needs a RUN; try 'scalemonctl explain --help'$|explain
+2|^explain takes one RUN, got also 'b' \(compare with --against RUN,...\)$|explain a b
+2|^explain '': not a run name|explain ""
+2|^--against needs RUN\[,RUN...\]$|explain a --against ,
+2|^--against 'a b': not a run name|explain b --against "a b"
+2|^unknown option '--bogus'; try 'scalemonctl explain --help'$|explain a --bogus
+2|^option '--against' needs a value; try 'scalemonctl explain --help'$|explain a --against
+2|^explain writes a table or --format json; csv does not apply$|--format csv explain a
+1|^no run named 'nosuch' \(see scalemonctl runs\)$|explain nosuch
+1|^run 'open1' is still running: explain it once it has stopped$|explain open1
+1|^run 'done1' has no siblings: no other finished run has its tags \(ways=1\); name the runs|explain done1
+1|^--against: run 'open1' is still running$|explain done1 --against open1
 2|^export takes no arguments|export extra
 2|^option '--since' needs a value; try|export --since
 2|^--tag 'ways': expected KEY=VALUE$|export --tag ways
