@@ -128,7 +128,7 @@ void format_pct(double pct, char *buf, size_t len)
         }
         /* more decimals while the rounded value says -100 (not all gone)
          * or 0 (no change) and the value is neither */
-        for (; d < 6; d++) {
+        for (; d < 4; d++) {
                 double scale = pow(10, d), r = round(pct * scale) / scale;
                 if ((r != -100 || pct == -100) && (r != 0 || pct == 0))
                         break;
