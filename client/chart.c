@@ -225,19 +225,30 @@ static double heat_max(const struct chart *p)
         return max;
 }
 
-/* "scale: ' ' 0  . <1.1k  : <2.2k ... @ <=10k (zlabel)" */
+/* 930, 1.86k, 2.5M: short enough for a terminal line */
+static void compact_number(double v, char *buf, size_t len)
+{
+        if (fabs(v) >= 1e6)
+                snprintf(buf, len, "%.3gM", v / 1e6);
+        else if (fabs(v) >= 1e3)
+                snprintf(buf, len, "%.3gk", v / 1e3);
+        else
+                snprintf(buf, len, "%.3g", v);
+}
+
+/* "scale: .<930 :<1.86k -<2.79k ... @<=8.37k": what each character
+ * stands for up to, in the chart's unit (its title says which) */
 static void heat_scale(const struct chart *p, char *buf, size_t len)
 {
         double max = heat_max(p);
         size_t o = 0;
 
-        strbuf_appendf(buf, len, &o, "scale: ' ' 0");
+        strbuf_appendf(buf, len, &o, "scale:");
         for (int k = 0; k < 9; k++) {
                 char v[32];
-                format_number(k == 8 ? max : (k + 1) * max / 8.999, v, sizeof v);
-                strbuf_appendf(buf, len, &o, "  %c %s%s", heat_chars[k], k == 8 ? "<=" : "<", v);
+                compact_number(k == 8 ? max : (k + 1) * max / 8.999, v, sizeof v);
+                strbuf_appendf(buf, len, &o, " %c%s%s", heat_chars[k], k == 8 ? "<=" : "<", v);
         }
-        strbuf_appendf(buf, len, &o, " (%s)", p->zlabel);
 }
 
 static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",

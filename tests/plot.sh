@@ -103,8 +103,12 @@ gp "$TMP/scatter.gp" aim7 scatter lock_contentions --score jobs_per_min --group-
 pts=$(grep -o 'with points pt [0-9]*' "$TMP/scatter.gp" | sort -u | wc -l)
 [ "$pts" = 2 ]; ok $? "scatter: each group its own letter in the terminal ($pts point types for 2 groups)"
 gp "$TMP/heat.gp" ts heatmap lock_contentions --run aim7-hotspot
-grep -Eq "^set title .*scale: ' ' 0  \. <[0-9.k]+  : <.*@ <=[0-9.]+ \(" "$TMP/heat.gp"; ok $? "heatmap: the terminal chart has a scale: $(grep -o "scale: .*(" "$TMP/heat.gp" | cut -c1-80)"
-COLUMNS=160 LINES=40 sm ts plot heatmap lock_contentions --run aim7-hotspot | grep -q "scale: ' ' 0"; ok $? "heatmap: and gnuplot prints it"
+# the hot spot peaks near 8.4k/s: nine levels, the last up to the maximum
+grep -Eq '^set title .*scale: \.<[0-9.]+k? :<[0-9.]+k? -<.* @<=[0-9.]+k?"' "$TMP/heat.gp"; ok $? "heatmap: the terminal chart has a scale: $(grep -o 'scale: [^"]*' "$TMP/heat.gp")"
+COLUMNS=100 LINES=30 sm ts plot heatmap lock_contentions --run aim7-hotspot | grep -q "scale: \.<"; ok $? "heatmap: and gnuplot prints it in 100 columns"
+hmax=$(jpy 'max(max(r) for r in d["heatmap"]["z"])' < "$TMP/heat.json")
+want=$(python3 -c "v=$hmax; print('%.3gk' % (v/1e3) if v >= 1e3 else '%.3g' % v)")
+grep -q "@<=$want\"" "$TMP/heat.gp"; ok $? "heatmap: the top of the scale is the largest cell of the data ($hmax/s: @<=$want)"
 
 # no gnuplot
 out=$(PATH=/nonexistent "$SCALEMONCTL" --db "$TMP/aim7.db" plot groups --group-by config 2>&1); rc=$?
