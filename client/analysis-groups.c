@@ -191,19 +191,25 @@ oom:
         return -ENOMEM;
 }
 
+const char *const explain_view_name[2] = { "per second", "per unit of score" };
+
 struct ranked {
         size_t var;             /* index: ties keep the variables' order */
-        double rho, p;
+        double rho, p;          /* per second */
         size_t n;
+        bool has_w;
+        double rho_w, p_w;      /* per unit of score */
+        enum explain_view by;
+        double key, key_p;      /* the ranking view's |rho| and p */
 };
 
 static int cmp_ranked(const void *a, const void *b)
 {
         const struct ranked *x = a, *y = b;
-        if (fabs(x->rho) != fabs(y->rho))
-                return fabs(x->rho) > fabs(y->rho) ? -1 : 1;
-        if (x->p != y->p)
-                return x->p < y->p ? -1 : 1;
+        if (x->key != y->key)
+                return x->key > y->key ? -1 : 1;
+        if (x->key_p != y->key_p)
+                return x->key_p < y->key_p ? -1 : 1;
         return x->var < y->var ? -1 : x->var > y->var;
 }
 
@@ -212,12 +218,12 @@ int analysis_explain(const struct analysis_run *runs, const size_t *idx, size_t 
 {
         struct explain_result e = { .score = score };
         _cleanup_free_ double *y = calloc(n + 1, sizeof *y), *xs = calloc(n + 1, sizeof *xs),
-                              *ys = calloc(n + 1, sizeof *ys);
+                              *ys = calloc(n + 1, sizeof *ys), *ws = calloc(n + 1, sizeof *ws);
         _cleanup_free_ struct ranked *rk = NULL;
         struct var *vars = NULL;
         size_t nvars = 0, nrk = 0;
 
-        if (!y || !xs || !ys)
+        if (!y || !xs || !ys || !ws)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 const struct store_score *s = analysis_find_score(&runs[idx[i]].d, score);
@@ -240,16 +246,33 @@ int analysis_explain(const struct analysis_run *runs, const size_t *idx, size_t 
         }
         for (size_t v = 0; v < nvars; v++) {
                 size_t k = 0;
+                bool pos = true;
                 double rho, p;
+                struct ranked *q = &rk[nrk];
                 for (size_t i = 0; i < n; i++)
                         if (isfinite(y[i]) && isfinite(vars[v].x[i])) {
                                 xs[k] = vars[v].x[i];
                                 ys[k] = y[i];
+                                pos &= y[i] > 0;
+                                ws[k] = y[i] > 0 ? xs[k] / y[i] : 0;
                                 k++;
                         }
                 if (k < EXPLAIN_MIN_N || stats_spearman(xs, ys, k, &rho, &p) < 0)
                         continue;       /* constant, or too few */
-                rk[nrk++] = (struct ranked){ .var = v, .rho = rho, .p = p, .n = k };
+                *q = (struct ranked){ .var = v, .rho = rho, .p = p, .n = k, .by = EXPLAIN_PER_S, .key = fabs(rho),
+                                      .key_p = p };
+                /* constant per unit of score: proportional to the work, rho 0 */
+                if (pos && stats_spearman(ws, ys, k, &q->rho_w, &q->p_w) < 0) {
+                        q->rho_w = 0;
+                        q->p_w = 1;
+                }
+                q->has_w = pos;
+                if (pos && fabs(q->rho_w) < fabs(rho)) {
+                        q->by = EXPLAIN_PER_SCORE;
+                        q->key = fabs(q->rho_w);
+                        q->key_p = q->p_w;
+                }
+                nrk++;
         }
         qsort(rk, nrk, sizeof *rk, cmp_ranked);
         for (size_t i = 0; i < nrk && i < EXPLAIN_TOP; i++) {
@@ -258,6 +281,11 @@ int analysis_explain(const struct analysis_run *runs, const size_t *idx, size_t 
                 row->rho = rk[i].rho;
                 row->p_value = rk[i].p;
                 row->n = rk[i].n;
+                row->has_per_score = rk[i].has_w;
+                row->rho_per_score = rk[i].rho_w;
+                row->p_per_score = rk[i].p_w;
+                row->ranked_by = rk[i].by;
+                row->rank_rho = rk[i].by == EXPLAIN_PER_S ? rk[i].rho : rk[i].rho_w;
         }
         if (nrk == 0)
                 snprintf(e.note, sizeof e.note, "no counter varies across these runs");
@@ -337,18 +365,38 @@ static double run_time(const struct run_info *ri, enum run_time t)
         return t == RUN_TIME_WALL ? ri->wall_s : t == RUN_TIME_USER ? ri->user_s : ri->sys_s;
 }
 
+double analysis_negligible_floor(int metric)
+{
+        return streq(metric_table[metric].unit, "s") ? ANALYSIS_NEGLIGIBLE_CPU_S : ANALYSIS_NEGLIGIBLE_PER_S;
+}
+
+/* Within a rank: the tested ones by |t|, a change that is large against
+ * its noise first; the untested ones by |change|, "new" first. */
 static double change_sort(const struct metric_change *c)
 {
-        return c->has_change ? fabs(c->change_pct) : 1e300;     /* new: first */
+        if (c->has_p)
+                return fabs(c->t);
+        return c->has_change ? fabs(c->change_pct) : 1e300;
 }
 
 static int cmp_change(const void *a, const void *b)
 {
         const struct metric_change *x = a, *y = b;
         double sx = change_sort(x), sy = change_sort(y);
+        if (x->rank != y->rank)
+                return x->rank < y->rank ? -1 : 1;
         if (sx != sy)
                 return sx > sy ? -1 : 1;
         return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+/* Does a run of idx[0..n) record key as lower-is-better? */
+static bool idx_recorded_lower(const struct analysis_run *runs, const size_t *idx, size_t n, const char *key)
+{
+        for (size_t i = 0; i < n; i++)
+                if (analysis_recorded_lower(&runs[idx[i]], 1, key))
+                        return true;
+        return false;
 }
 
 /* g against its baseline b: scores, run times, metrics. */
@@ -385,7 +433,9 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
                 v->has_p = true;
                 if (v->p_value >= go->alpha)
                         v->verdict = "no significant change";
-                else if ((sx.mean > sy.mean) != group_opts_lower_is_better(go, keys[k]))
+                else if ((sx.mean > sy.mean) !=
+                         (group_opts_lower_is_better(go, keys[k]) || idx_recorded_lower(runs, g->idx, g->n, keys[k]) ||
+                          idx_recorded_lower(runs, b->idx, b->n, keys[k])))
                         v->verdict = "improvement";
                 else
                         v->verdict = "regression";
@@ -413,20 +463,21 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
                 tr->ratio = sy.mean > 0 ? sx.mean / sy.mean : 0;
         }
 
-        /* metrics: change of the mean rate, the largest first */
+        /* metrics: change of the mean rate, ranked by Welch's t-test of
+         * the per-run rates; tiny rates apart */
         for (int m = 0; m < _M_MAX; m++) {
                 struct metric_change *c = &g->changes[g->nchanges];
-                double sx = 0, sy = 0;
+                double sx = 0, sy = 0, floor = analysis_negligible_floor(m), df;
                 size_t nx = 0, ny = 0;
                 for (size_t i = 0; i < g->n; i++)
                         if (runs[g->idx[i]].m[m].have) {
-                                sx += runs[g->idx[i]].m[m].per_s;
-                                nx++;
+                                x[nx] = runs[g->idx[i]].m[m].per_s;
+                                sx += x[nx++];
                         }
                 for (size_t i = 0; i < b->n; i++)
                         if (runs[b->idx[i]].m[m].have) {
-                                sy += runs[b->idx[i]].m[m].per_s;
-                                ny++;
+                                y[ny] = runs[b->idx[i]].m[m].per_s;
+                                sy += y[ny++];
                         }
                 if (!nx || !ny || (sx == 0 && sy == 0))
                         continue;
@@ -435,6 +486,17 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
                 c->per_s = sx / (double)nx;
                 c->baseline_per_s = sy / (double)ny;
                 c->has_change = analysis_pct_change(c->baseline_per_s, c->per_s, &c->change_pct);
+                if (fabs(c->per_s) < floor && fabs(c->baseline_per_s) < floor)
+                        c->rank = CHANGE_NEGLIGIBLE;
+                else if (nx < 2 || ny < 2)
+                        c->rank = CHANGE_UNTESTED;
+                else {
+                        /* both sides constant: p 0 or 1, and t infinite or 0 */
+                        if (stats_welch(x, nx, y, ny, &c->p_value, &c->t, &df) < 0)
+                                c->t = c->p_value == 0 ? INFINITY : 0;
+                        c->has_p = true;
+                        c->rank = c->p_value < go->alpha ? CHANGE_SIGNIFICANT : CHANGE_NOT_SIGNIFICANT;
+                }
         }
         qsort(g->changes, g->nchanges, sizeof *g->changes, cmp_change);
         return 0;

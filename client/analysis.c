@@ -326,3 +326,23 @@ int analysis_pick_score(const struct analysis_run *runs, size_t n, const char *b
         *ret = score;
         return 0;
 }
+
+static bool same_tags(const struct run_detail *a, const struct run_detail *b)
+{
+        if (a->ntags != b->ntags)
+                return false;
+        for (size_t k = 0; k < a->ntags; k++) {
+                const char *v = analysis_tag_value(b, a->tags[k].key);
+                if (!v || !streq(v, a->tags[k].value))
+                        return false;
+        }
+        return true;
+}
+
+const struct analysis_run *analysis_first_same_tags(const struct analysis_run *runs, size_t i)
+{
+        for (size_t j = 0; j < i; j++)
+                if (same_tags(&runs[j].d, &runs[i].d))
+                        return &runs[j];
+        return &runs[i];
+}

@@ -77,6 +77,10 @@ const char *analysis_tag_value(const struct run_detail *d, const char *key);
 /* The run's tag key as a number > 0 (threads, vcpus, ways)? */
 bool analysis_numeric_tag(const struct analysis_run *r, const char *key, double *ret);
 const struct store_score *analysis_find_score(const struct run_detail *d, const char *key);
+/* The run report compares a run with (VS_FIRST, vs_first_pct): the first
+ * of runs[0..i] with exactly the same tags; runs[i] itself when none
+ * before it has them (nothing to compare). */
+const struct analysis_run *analysis_first_same_tags(const struct analysis_run *runs, size_t i);
 /* Change from base to x in %; false if base is 0. */
 bool analysis_pct_change(double base, double x, double *ret);
 
@@ -151,11 +155,30 @@ struct time_ratio {
         double ratio;
 };
 
+/* A metric's mean rate below this on both sides is "negligible": listed
+ * apart, never ranked.  Per unit: CPU time (unit "s") in CPU-seconds per
+ * second, 1% of one CPU; every other unit (events, pages, faults, ...)
+ * 10 per second. */
+#define ANALYSIS_NEGLIGIBLE_CPU_S  0.01
+#define ANALYSIS_NEGLIGIBLE_PER_S  10.0
+double analysis_negligible_floor(int metric);
+
+/* How a metric's change against the baseline ranks, first to last. */
+enum change_rank {
+        CHANGE_SIGNIFICANT,     /* Welch's t-test on the per-run rates, p < alpha */
+        CHANGE_NOT_SIGNIFICANT, /* tested, p >= alpha */
+        CHANGE_UNTESTED,        /* fewer than 2 runs on a side */
+        CHANGE_NEGLIGIBLE,      /* both mean rates below the floor */
+};
+
 struct metric_change {
         int metric;
         double per_s, baseline_per_s;   /* mean rates */
         bool has_change;                /* false: the baseline's rate is 0 ("new") */
         double change_pct;
+        enum change_rank rank;
+        bool has_p;                     /* tested */
+        double p_value, t;              /* Welch's t of the per-run rates; |t| orders a rank */
 };
 
 /* A metric's mean rate over a group's runs that have it. */
@@ -166,17 +189,32 @@ struct group_metric {
         struct summary per_cpu_s;       /* per CPU-second */
 };
 
+/* Which of a counter's two views ranked it: its rate per second, or its
+ * rate per unit of score (rate / score: per unit of work).  A counter is
+ * ranked by the weaker of its two correlations with the score, and the
+ * view that gave that one is named: a counter merely proportional to the
+ * work (constant per unit of score, |rho| high only per second) and one
+ * with a constant rate (|rho| high only per unit of score, by the
+ * division) both rank low; one whose rate per unit of work changes with
+ * the score ranks high in both. */
+enum explain_view { EXPLAIN_PER_S, EXPLAIN_PER_SCORE };
+extern const char *const explain_view_name[2];  /* "per second", "per unit of score" */
+
 struct explain_row {
         char name[96];          /* "lock_contentions/s", "... on the busiest CPU", "... on node 1" */
-        double rho, p_value;    /* Spearman */
+        double rho, p_value;    /* Spearman, of the rate per second */
         size_t n;
+        bool has_per_score;     /* every score > 0 */
+        double rho_per_score, p_per_score;      /* of rate / score */
+        enum explain_view ranked_by;            /* the view whose |rho| ranked it (the weaker) */
+        double rank_rho;        /* that rho */
 };
 
 /* Which counters move with one score over some runs. */
 struct explain_result {
         const char *score;
         size_t n;                       /* runs with the score */
-        struct explain_row rows[EXPLAIN_TOP];   /* largest |rho| first */
+        struct explain_row rows[EXPLAIN_TOP];   /* largest |rank_rho| first */
         size_t nrows;
         char note[256];                 /* "" or why the ranking is absent or a hint */
 };
@@ -196,7 +234,7 @@ struct group {
         struct score_verdict *vs;       /* per score, if has_baseline */
         size_t nvs;
         struct time_ratio times[_RUN_TIME_MAX];
-        struct metric_change *changes;  /* largest change first, "new" ones before all */
+        struct metric_change *changes;  /* by rank, then |t| (untested: |change|, "new" first) */
         size_t nchanges;
         /* --explain: per score, only in a HIGH VARIANCE group */
         struct explain_result *explain;
@@ -225,13 +263,38 @@ int analysis_explain(const struct analysis_run *runs, const size_t *idx, size_t 
 
 /* ---- curves: --by N [--series TAG] ---- */
 
+/* The tag that records, with a run, the scores where lower is better
+ * (a time): "lower_is_better=seconds[,K...]" (run start/exec
+ * --lower-is-better K sets it). */
+#define ANALYSIS_LOWER_TAG "lower_is_better"
+/* Does some run of runs[0..n) record key as lower-is-better? */
+bool analysis_recorded_lower(const struct analysis_run *runs, size_t n, const char *key);
+
+/* How much work one run does, for a score where lower is better (a
+ * time): a curve turns each run's time into throughput, work per second. */
+enum curve_work {
+        CURVE_WORK_UNKNOWN,     /* not said: a time-like score has no curve */
+        CURVE_WORK_FIXED,       /* the same work at every N: throughput = 1 / time */
+        CURVE_WORK_PER_N,       /* work grows with N (perf bench sched messaging -g N): throughput = N / time */
+};
+struct curve_opts {
+        bool lower_is_better;   /* given, or recorded with the runs */
+        enum curve_work work;
+};
+
+/* A USL fit is shown as a result only with at least this many distinct N
+ * and at least this r2; below, "no meaningful fit" and why. */
+#define CURVE_USL_MIN_N  3
+#define CURVE_USL_MIN_R2 0.90
+
 struct curve_point {
         double n;
         size_t nruns;
-        double mean, min, max;
-        double speedup;                 /* mean / mean at the smallest N * that N */
-        double efficiency;              /* speedup / N */
-        double per_score[_M_MAX];       /* mean of metric rate / score */
+        double mean, min, max;          /* of the score */
+        double x, xmin, xmax;           /* throughput: the score, or work / time; mean, min, max */
+        double speedup;                 /* x / x at the series' base N; if has_speedup */
+        double efficiency;              /* speedup * base N / N */
+        double per_score[_M_MAX];       /* mean of metric rate / throughput of each run */
         bool has_per_score[_M_MAX];
 };
 
@@ -239,20 +302,27 @@ struct curve_series {
         const char *value;              /* of the series tag; NULL without --series */
         struct curve_point *pts;        /* by N */
         size_t npts;
-        bool has_usl;                   /* without: npts < 3, or the fit did not converge */
+        bool has_speedup;               /* at least 2 distinct N */
+        double base_n;                  /* the smallest N: speedup 1 there */
+        bool has_usl;                   /* the fit converged (npts >= 3) */
         struct usl usl;
+        bool usl_ok;                    /* has_usl, npts >= CURVE_USL_MIN_N and r2 >= CURVE_USL_MIN_R2 */
+        char usl_why[160];              /* why not, when !usl_ok */
 };
 
 struct curve_result {
         const char *by, *series_by, *score;     /* borrowed from the caller */
+        struct curve_opts opts;
         struct curve_series *series;
         size_t nseries;
 };
 
 /* The curve of score by tag by, one series per value of tag series_by
- * (first-seen order) or one.  0 or -ENOMEM.  Free with curve_result_free. */
+ * (first-seen order) or one.  0, -ENOMEM, or -EDOM when co says lower is
+ * better and not how the work changes with N (nothing to compute
+ * throughput from).  Free with curve_result_free. */
 int analysis_curve(const struct analysis_run *runs, size_t n, const char *by, const char *series_by,
-                   const char *score, struct curve_result **ret);
+                   const char *score, const struct curve_opts *co, struct curve_result **ret);
 struct curve_result *curve_result_free(struct curve_result *cr);
 
 #endif

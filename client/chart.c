@@ -36,6 +36,9 @@ void chart_free(struct chart *p)
                 free(p->funcs[i].expr);
         }
         free(p->funcs);
+        for (size_t i = 0; i < p->nwindows; i++)
+                free(p->windows[i].text);
+        free(p->windows);
         free(p->shade);
         json_decref(p->xtics);
         free(p->hz);
@@ -118,6 +121,16 @@ int chart_add_func(struct chart *p, const char *name, const char *expr, bool das
         return f->name && f->expr ? 0 : -ENOMEM;
 }
 
+int chart_add_window(struct chart *p, double x0, double x1, const char *text)
+{
+        struct chart_window *w = realloc(p->windows, (p->nwindows + 1) * sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        p->windows = w;
+        w[p->nwindows] = (struct chart_window){ .x0 = x0, .x1 = x1, .text = strdup(text) };
+        return w[p->nwindows++].text ? 0 : -ENOMEM;
+}
+
 /* ---- JSON ---- */
 
 json_t *chart_json(const struct chart *p)
@@ -144,6 +157,13 @@ json_t *chart_json(const struct chart *p)
                 json_array_append_new(funcs, json_pack("{s:s,s:s}", "name", p->funcs[i].name, "expression", p->funcs[i].expr));
         json_object_set_new(o, "series", series);
         json_object_set_new(o, "markers", marks);
+        if (p->nwindows) {
+                json_t *ws = json_array();
+                for (size_t i = 0; i < p->nwindows; i++)
+                        json_array_append_new(ws, json_pack("{s:f,s:f,s:s}", "start", p->windows[i].x0, "end",
+                                                            p->windows[i].x1, "run", p->windows[i].text));
+                json_object_set_new(o, "windows", ws);
+        }
         json_object_set_new(o, "functions", funcs);
         if (p->nshade) {
                 json_t *sh = json_array();
@@ -183,6 +203,52 @@ static void gp_str(FILE *f, const char *s)
                         fputc(*s, f);
         }
         fputc('\'', f);
+}
+
+/* Into a gnuplot double-quoted string: \\ and " escaped, no control
+ * characters. */
+static void gp_dq(FILE *f, const char *s)
+{
+        for (; *s; s++)
+                fprintf(f, "%s%c", *s == '"' || *s == '\\' ? "\\" : "", (unsigned char)*s >= 0x20 ? *s : ' ');
+}
+
+/* The characters the terminal heat map shades with, low to high, and
+ * where each level ends: the cell's z / max * 8.999, truncated. */
+static const char heat_chars[] = ".:-=+*#%@";
+
+static double heat_max(const struct chart *p)
+{
+        double max = 0;
+        for (size_t i = 0; i < p->hx * p->hy; i++)
+                max = fmax(max, p->hz[i]);
+        return max;
+}
+
+/* 930, 1.86k, 2.5M: short enough for a terminal line */
+static void compact_number(double v, char *buf, size_t len)
+{
+        if (fabs(v) >= 1e6)
+                snprintf(buf, len, "%.3gM", v / 1e6);
+        else if (fabs(v) >= 1e3)
+                snprintf(buf, len, "%.3gk", v / 1e3);
+        else
+                snprintf(buf, len, "%.3g", v);
+}
+
+/* "scale: .<930 :<1.86k -<2.79k ... @<=8.37k": what each character
+ * stands for up to, in the chart's unit (its title says which) */
+static void heat_scale(const struct chart *p, char *buf, size_t len)
+{
+        double max = heat_max(p);
+        size_t o = 0;
+
+        strbuf_appendf(buf, len, &o, "scale:");
+        for (int k = 0; k < 9; k++) {
+                char v[32];
+                compact_number(k == 8 ? max : (k + 1) * max / 8.999, v, sizeof v);
+                strbuf_appendf(buf, len, &o, " %c%s%s", heat_chars[k], k == 8 ? "<=" : "<", v);
+        }
 }
 
 static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
@@ -230,26 +296,30 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 gp_str(f, output);
                 fputc('\n', f);
         }
-        fprintf(f, "set encoding utf8\nset title ");
-        if (dumb && p->heat) {
-                char t[700];
-                snprintf(t, sizeof t, "%s (from low to high: . : - = + * # %% @)", p->title);
-                gp_str(f, t);
-        } else
-                gp_str(f, p->title);
-        fprintf(f, " noenhanced\nset xlabel ");
-        gp_str(f, p->xlabel);
+        fprintf(f, "set encoding utf8\n");
         if (dumb) {
-                /* a dumb terminal cannot turn text: the y label is the
-                 * title's second line */
-                fprintf(f, " noenhanced\nset title \"");
-                for (const char *c = p->title; *c; c++)
-                        fprintf(f, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", (unsigned char)*c >= 0x20 ? *c : ' ');
+                /* a dumb terminal cannot turn text, and draws points over
+                 * the x label: the title's second line is the y label,
+                 * its third the x label (and the heat map's scale) */
+                char scale[400] = "";
+                if (p->heat)
+                        heat_scale(p, scale, sizeof scale);
+                fprintf(f, "set title \"");
+                gp_dq(f, p->title);
                 fprintf(f, "\\ny: ");
-                for (const char *c = p->ylabel; *c; c++)
-                        fprintf(f, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", (unsigned char)*c >= 0x20 ? *c : ' ');
-                fprintf(f, "\" noenhanced");
+                gp_dq(f, p->ylabel);
+                fprintf(f, "\\nx: ");
+                gp_dq(f, p->xlabel);
+                if (scale[0]) {
+                        fprintf(f, "\\n");
+                        gp_dq(f, scale);
+                }
+                fprintf(f, "\" noenhanced\nunset xlabel");
         } else {
+                fprintf(f, "set title ");
+                gp_str(f, p->title);
+                fprintf(f, " noenhanced\nset xlabel ");
+                gp_str(f, p->xlabel);
                 fprintf(f, " noenhanced\nset ylabel ");
                 gp_str(f, p->ylabel);
                 fprintf(f, " noenhanced");
@@ -262,6 +332,8 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 fprintf(f, "set grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n");
         if (p->logx)
                 fprintf(f, "set logscale x 2\n");
+        if (p->xfix)
+                fprintf(f, "set autoscale xfix\n");
         if (p->xtics) {
                 size_t i;
                 json_t *t;
@@ -272,6 +344,20 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                         fprintf(f, " %g", json_number_value(json_object_get(t, "x")));
                 }
                 fprintf(f, ") noenhanced\nset xrange [-0.5:%g]\n", (double)json_array_size(p->xtics) - 0.5);
+        }
+        /* each run's window: its start and end, and its name */
+        for (size_t i = 0; i < p->nwindows; i++) {
+                const struct chart_window *w = &p->windows[i];
+                if (!dumb)
+                        fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '%s' "
+                                   "fs solid 0.5 noborder\n", p->nshade + i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x0,
+                        w->x0);
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x1,
+                        w->x1);
+                fprintf(f, "set label ");
+                gp_str(f, w->text);
+                fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
         }
         for (size_t i = 0; i < p->nshade; i++)
                 fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
@@ -299,13 +385,11 @@ static void write_heat(FILE *f, const struct chart *p, bool dumb)
         fprintf(f, " noenhanced\n");
         if (dumb) {
                 /* no colours here: one character per cell, by intensity */
-                double max = 0;
-                for (size_t i = 0; i < p->hx * p->hy; i++)
-                        max = fmax(max, p->hz[i]);
+                double max = heat_max(p);
                 fprintf(f, "set xrange [%g:%g]\nunset colorbox\n", p->hx0 - p->hdx / 2,
                         p->hx0 + (double)p->hx * p->hdx - p->hdx / 2);
-                fprintf(f, "shade(z) = z <= 0 ? ' ' : substr('.:-=+*#%%@', int(z / %.17g * 8.999) + 1, int(z / %.17g * 8.999) + 1)\n",
-                        max > 0 ? max : 1, max > 0 ? max : 1);
+                fprintf(f, "shade(z) = z <= 0 ? ' ' : substr('%s', int(z / %.17g * 8.999) + 1, int(z / %.17g * 8.999) + 1)\n",
+                        heat_chars, max > 0 ? max : 1, max > 0 ? max : 1);
                 fprintf(f, "plot $heat using 1:2:(shade($3)) with labels notitle\n");
         } else {
                 fprintf(f, "set palette defined (0 '#ffffff', 1 '#fde725', 2 '#f89540', 3 '#cc4778', 4 '#0d0887')\n");
@@ -316,8 +400,10 @@ static void write_heat(FILE *f, const struct chart *p, bool dumb)
         }
 }
 
-/* The series as inline data, the functions, and one plot command. */
-static void write_series(FILE *f, const struct chart *p)
+/* The series as inline data, the functions, and one plot command: the
+ * functions (fits, the ideal line) first, so that the data is drawn over
+ * them; in the terminal each series its own letter (point type). */
+static void write_series(FILE *f, const struct chart *p, bool dumb)
 {
         bool first = true;
 
@@ -330,23 +416,32 @@ static void write_series(FILE *f, const struct chart *p)
         for (size_t i = 0; i < p->nfuncs; i++)
                 fprintf(f, "f%zu(x) = %s\n", i, p->funcs[i].expr);
         fprintf(f, "plot ");
+        for (size_t i = 0; i < p->nfuncs; i++) {
+                const char *c = p->funcs[i].grey ? "#999999" : colours[i % ELEMENTSOF(colours)];
+                fprintf(f, "%sf%zu(x) with lines lw 1.5 %s lc rgb '%s' title ", first ? "" : ", \\\n     ", i,
+                        p->funcs[i].dashed ? "dt 2" : "", c);
+                gp_str(f, p->funcs[i].name);
+                fprintf(f, " noenhanced");
+                first = false;
+        }
         for (size_t i = 0; i < p->ns; i++) {
                 const char *c = colours[i % ELEMENTSOF(colours)];
+                int pt = dumb ? (int)(i % 26) + 1 : 7;  /* dumb: A, B, C, ... */
                 if (p->s[i].n == 0)
                         continue;
                 fprintf(f, "%s$s%zu ", first ? "" : ", \\\n     ", i);
                 switch (p->s[i].style) {
                 case CHART_LINES:
-                        fprintf(f, "using 1:2 with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '%s'", c);
+                        fprintf(f, "using 1:2 with linespoints pt %d ps 0.35 lw 1.5 lc rgb '%s'", pt, c);
                         break;
                 case CHART_ERRORLINES:
-                        fprintf(f, "using 1:2:3:4 with yerrorlines pt 7 ps 0.9 lw 2 lc rgb '%s'", c);
+                        fprintf(f, "using 1:2:3:4 with yerrorlines pt %d ps 0.9 lw 2 lc rgb '%s'", pt, c);
                         break;
                 case CHART_POINTS:
-                        fprintf(f, "using 1:2 with points pt 7 ps 1.2 lc rgb '%s'", c);
+                        fprintf(f, "using 1:2 with points pt %d ps 1.2 lc rgb '%s'", pt, c);
                         break;
                 case CHART_MARKED:
-                        fprintf(f, "using 1:2 with points pt 6 ps 3.5 lw 2 lc rgb '#e41a1c'");
+                        fprintf(f, "using 1:2 with points pt %d ps 3.5 lw 2 lc rgb '#e41a1c'", dumb ? pt : 6);
                         break;
                 case CHART_BAND:    /* in the colour of the line drawn after it */
                         fprintf(f, "using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.2 noborder",
@@ -355,14 +450,6 @@ static void write_series(FILE *f, const struct chart *p)
                 }
                 fprintf(f, " title ");
                 gp_str(f, p->s[i].name);
-                fprintf(f, " noenhanced");
-                first = false;
-        }
-        for (size_t i = 0; i < p->nfuncs; i++) {
-                const char *c = p->funcs[i].grey ? "#999999" : colours[i % ELEMENTSOF(colours)];
-                fprintf(f, "%sf%zu(x) with lines lw 1.5 %s lc rgb '%s' title ", first ? "" : ", \\\n     ", i,
-                        p->funcs[i].dashed ? "dt 2" : "", c);
-                gp_str(f, p->funcs[i].name);
                 fprintf(f, " noenhanced");
                 first = false;
         }
@@ -377,7 +464,7 @@ static void write_script(FILE *f, const struct chart *p, const char *output, boo
         if (p->heat)
                 write_heat(f, p, !output);
         else
-                write_series(f, p);
+                write_series(f, p, !output);
 }
 
 /* gnuplot on PATH, or NULL. */

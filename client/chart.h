@@ -28,6 +28,12 @@ struct chart_mark {
         char *text;
 };
 
+/* A run's window on a time axis: its start and end drawn as lines, named. */
+struct chart_window {
+        double x0, x1;
+        char *text;
+};
+
 struct chart_func {
         char *name;
         char *expr;             /* gnuplot expression in x */
@@ -43,6 +49,9 @@ struct chart {
         size_t nmarks;
         struct chart_func *funcs;
         size_t nfuncs;
+        struct chart_window *windows;
+        size_t nwindows;
+        bool xfix;              /* x axis from the first point to the last, not to round tics */
         double (*shade)[2];     /* x ranges shaded behind the series (plot explain's phases) */
         size_t nshade;
         json_t *xtics;          /* [{"label", "x"}] for categories, or NULL */
@@ -62,10 +71,11 @@ struct chart_series *chart_add_series(struct chart *p, const char *name, enum ch
 int chart_add_point(struct chart_series *s, double x, double y, double ylo, double yhi);
 int chart_add_mark(struct chart *p, double x, const char *text);
 int chart_add_func(struct chart *p, const char *name, const char *expr, bool dashed, bool grey);
+int chart_add_window(struct chart *p, double x0, double x1, const char *text);
 int chart_add_shade(struct chart *p, double from, double to);
 
-/* {"kind", "title", "xlabel", "ylabel", "series", "markers", "functions",
- * "categories", "heatmap", "shaded": [{"from", "to"}]} */
+/* {"kind", "title", "xlabel", "ylabel", "series", "markers", "windows",
+ * "functions", "categories", "heatmap", "shaded": [{"from", "to"}]} */
 json_t *chart_json(const struct chart *p);
 /* Draw it with gnuplot: in the terminal without output, else into the
  * .svg or .png file output (whole, or not at all).  An exit code, after

@@ -27,10 +27,18 @@ json_t *groups_explain_json(const struct explain_result *e, size_t n)
 
         for (size_t i = 0; i < n; i++) {
                 json_t *list = json_array(), *o;
-                for (size_t k = 0; k < e[i].nrows; k++)
-                        json_array_append_new(list, json_pack("{s:s,s:f,s:I,s:f}", "metric", e[i].rows[k].name, "rho",
-                                                              e[i].rows[k].rho, "n", (json_int_t)e[i].rows[k].n,
-                                                              "p_value", e[i].rows[k].p_value));
+                for (size_t k = 0; k < e[i].nrows; k++) {
+                        const struct explain_row *w = &e[i].rows[k];
+                        json_t *jr = json_pack("{s:s,s:f,s:I,s:f,s:s}", "metric", w->name, "rho", w->rho, "n",
+                                               (json_int_t)w->n, "p_value", w->p_value, "ranked_by",
+                                               explain_view_name[w->ranked_by]);
+                        json_object_set_new(jr, "rho_per_score", w->has_per_score ? json_real(w->rho_per_score) : json_null());
+                        json_object_set_new(jr, "p_value_per_score",
+                                            w->has_per_score ? json_real(w->p_per_score) : json_null());
+                        if (!w->has_per_score)
+                                json_object_set_new(jr, "why", json_string("a score is not above 0: no rate per unit of it"));
+                        json_array_append_new(list, jr);
+                }
                 o = json_pack("{s:s,s:I,s:o}", "score", e[i].score, "n", (json_int_t)e[i].n, "ranking", list);
                 if (e[i].note[0])
                         json_object_set_new(o, "note", json_string(e[i].note));
@@ -83,11 +91,17 @@ static void vs_baseline_json(json_t *o, const struct group_result *gr, const str
                                                       tr->has_ratio ? json_real(tr->ratio) : json_null()));
         }
         for (size_t i = 0; i < g->nchanges; i++) {
+                static const char *const rank[] = { "significant", "not significant", "untested", "negligible" };
                 const struct metric_change *c = &g->changes[i];
-                json_array_append_new(metrics, json_pack("{s:s,s:f,s:f,s:o}", "metric", metric_table[c->metric].name,
-                                                         "per_s", c->per_s, "baseline_per_s", c->baseline_per_s,
-                                                         "change_pct",
-                                                         c->has_change ? json_real(c->change_pct) : json_null()));
+                json_t *jc = json_pack("{s:s,s:f,s:f,s:o,s:o,s:s}", "metric", metric_table[c->metric].name, "per_s",
+                                       c->per_s, "baseline_per_s", c->baseline_per_s, "change_pct",
+                                       c->has_change ? json_real(c->change_pct) : json_null(), "p_value",
+                                       c->has_p ? json_real(c->p_value) : json_null(), "rank", rank[c->rank]);
+                if (!c->has_p)
+                        json_object_set_new(jc, "why", json_string(c->rank == CHANGE_NEGLIGIBLE
+                                                                           ? "both rates below the negligible floor"
+                                                                           : "fewer than 2 runs on a side"));
+                json_array_append_new(metrics, jc);
         }
         json_object_set_new(o, "baseline_tags", bt);
         json_object_set_new(o, "vs_baseline", vs);
@@ -168,11 +182,16 @@ static void print_explain(const struct explain_result *e, size_t n, const char *
                         printf(" %s\n", e[i].note);
                         continue;
                 }
-                printf("\n");
+                printf(" ranked by the weaker of rho per second and rho per unit of %s\n", e[i].score);
                 for (size_t k = 0; k < e[i].nrows; k++) {
-                        double p = e[i].rows[k].p_value;
-                        printf("%s  %-44s rho=%+.2f  n=%zu  p=%s%.3g\n", indent, e[i].rows[k].name, e[i].rows[k].rho,
-                               e[i].rows[k].n, p < 0.001 ? "<" : "", p < 0.001 ? 0.001 : p);
+                        const struct explain_row *w = &e[i].rows[k];
+                        double p = w->ranked_by == EXPLAIN_PER_S ? w->p_value : w->p_per_score;
+                        char ws[32] = "-";
+                        if (w->has_per_score)
+                                snprintf(ws, sizeof ws, "%+.2f", w->rho_per_score);
+                        printf("%s  %-44s rho/s=%+.2f  rho/%s=%s  n=%zu  p=%s%.3g  (ranked %s)\n", indent, w->name,
+                               w->rho, e[i].score, ws, w->n, p < 0.001 ? "<" : "", p < 0.001 ? 0.001 : p,
+                               explain_view_name[w->ranked_by]);
                 }
                 if (e[i].note[0])
                         printf("%s  (%s)\n", indent, e[i].note);
@@ -199,7 +218,7 @@ static void print_group_rows(struct libscols_table *tb, const struct group_resul
                 format_number(s->min, mn, sizeof mn);
                 format_number(s->max, mx, sizeof mx);
                 if (vb && vb->has_change)
-                        snprintf(ch, sizeof ch, "%+.1f%%", vb->change_pct);
+                        format_pct(vb->change_pct, ch, sizeof ch);
                 if (vb && vb->has_p)
                         snprintf(p, sizeof p, "%.3g", vb->p_value);
                 table_row(tb, k ? "" : label, k ? "" : n, g->scores[k].key, mean, med, sd, cv, mn, mx,
@@ -208,6 +227,45 @@ static void print_group_rows(struct libscols_table *tb, const struct group_resul
         }
         if (g->nscores == 0)
                 table_row(tb, label, n, "(no scores)", "", "", "", "", "", "", "", "", "", "");
+}
+
+/* The metrics' changes as ranked (analysis-groups.c): significant ones
+ * by |t|, then the rest, at most 8; the negligible ones on one line. */
+static void print_changes(const struct group *g)
+{
+        size_t shown = 0, nneg = 0;
+
+        for (size_t j = 0; j < g->nchanges; j++) {
+                const struct metric_change *c = &g->changes[j];
+                char a[32], b[32], pct[32], p[48];
+                if (c->rank == CHANGE_NEGLIGIBLE) {
+                        nneg++;
+                        continue;
+                }
+                if (shown++ == 8)
+                        continue;
+                format_number(c->per_s, a, sizeof a);
+                format_number(c->baseline_per_s, b, sizeof b);
+                if (c->has_change)
+                        format_pct(c->change_pct, pct, sizeof pct);
+                else
+                        snprintf(pct, sizeof pct, "new");
+                if (c->has_p)
+                        snprintf(p, sizeof p, "p%s%.2g%s", c->p_value < 0.001 ? "<" : "=",
+                                 c->p_value < 0.001 ? 0.001 : c->p_value,
+                                 c->rank == CHANGE_SIGNIFICANT ? "" : " (not significant)");
+                else
+                        snprintf(p, sizeof p, "untested: under 2 runs a side");
+                printf("  %-26s %10s  (%s/s vs %s/s)  %s\n", metric_table[c->metric].name, pct, a, b, p);
+        }
+        if (nneg) {
+                printf("  negligible (below %g/s, or %g CPU-s/s for CPU time, on both sides):",
+                       ANALYSIS_NEGLIGIBLE_PER_S, ANALYSIS_NEGLIGIBLE_CPU_S);
+                for (size_t j = 0, k = 0; j < g->nchanges; j++)
+                        if (g->changes[j].rank == CHANGE_NEGLIGIBLE)
+                                printf("%s %s", k++ ? "," : "", metric_table[g->changes[j].metric].name);
+                printf("\n");
+        }
 }
 
 /* A group against its baseline, and its explanations. */
@@ -229,17 +287,7 @@ static void print_group_detail(const struct group_result *gr, const struct group
                                 printf("  %-6s %.2fx (%.3fs vs %.3fs)\n", analysis_run_time_name[tn], tr->ratio, tr->mean,
                                        tr->baseline_mean);
                 }
-                for (size_t j = 0; j < g->nchanges && j < 8; j++) {
-                        const struct metric_change *c = &g->changes[j];
-                        char a[32], b[32];
-                        format_number(c->per_s, a, sizeof a);
-                        format_number(c->baseline_per_s, b, sizeof b);
-                        if (c->has_change)
-                                printf("  %-26s %+9.1f%%  (%s/s vs %s/s)\n", metric_table[c->metric].name, c->change_pct,
-                                       a, b);
-                        else
-                                printf("  %-26s %10s  (%s/s vs 0)\n", metric_table[c->metric].name, "new", a);
-                }
+                print_changes(g);
         }
         if (g->nexplain) {
                 if (!header)
@@ -263,7 +311,9 @@ void groups_print(const struct group_result *gr)
                         print_group_rows(tb, gr, &gr->groups[k]);
                 printf("Groups (HIGH VARIANCE: CV above %s or min/max below %.2f; verdicts at p < %.2g, Welch's t-test;\n"
                        "higher scores are better%s):\n",
-                       cvl, go->minmax_limit, go->alpha, go->nlower_better ? " except those given to --lower-is-better" : "");
+                       cvl, go->minmax_limit, go->alpha,
+                       go->nlower_better ? " except those given to --lower-is-better or recorded lower-is-better"
+                                         : " except those recorded lower-is-better with the runs");
                 table_print(tb);
                 for (size_t k = 0; k < gr->ngroups; k++)
                         print_group_detail(gr, &gr->groups[k]);

@@ -118,6 +118,24 @@ void format_number(double v, char *buf, size_t len)
                 snprintf(buf, len, "%.3g", v);
 }
 
+void format_pct(double pct, char *buf, size_t len)
+{
+        int d = 1;
+
+        if (!isfinite(pct)) {
+                snprintf(buf, len, "-");
+                return;
+        }
+        /* more decimals while the rounded value says -100 (not all gone)
+         * or 0 (no change) and the value is neither */
+        for (; d < 4; d++) {
+                double scale = pow(10, d), r = round(pct * scale) / scale;
+                if ((r != -100 || pct == -100) && (r != 0 || pct == 0))
+                        break;
+        }
+        snprintf(buf, len, "%+.*f%%", d, pct);
+}
+
 void format_bytes(int64_t v, char *buf, size_t len)
 {
         static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };

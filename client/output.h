@@ -15,6 +15,10 @@ json_t *json_time(int64_t ns);                 /* RFC 3339 string */
 json_t *json_number(double v);                 /* integer when whole */
 void format_number(double v, char *buf, size_t len);   /* 12345, 45.67, 0.0123 */
 void format_bytes(int64_t v, char *buf, size_t len);   /* 1.5 MiB */
+/* A change in %, signed, one decimal; more where one decimal would print
+ * a change that is not there (-100.0% for a rate that fell to 0.02%: -99.98%;
+ * +0.0% for +0.004%: +0.004%; at most 4 decimals). */
+void format_pct(double pct, char *buf, size_t len);
 
 /* A table with these column headers (NULL-terminated); right_aligned has
  * one letter per column, 'r' for right-aligned ("lrr"), or is NULL. */

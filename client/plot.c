@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "curve.h"
 #include "chart.h"
 #include "explain.h"
 #include "output.h"
@@ -46,6 +47,8 @@ struct popts {
         struct run_select sel;
         struct group_opts go;
         bool y_score;           /* curve: the score rather than the speedup */
+        const char *lower;      /* curve: --lower-is-better K,... */
+        enum curve_work work;   /* curve: --work */
 };
 
 static double pick_step(int64_t span, int64_t tick)
@@ -89,7 +92,26 @@ static int time_range(struct ctl *ctl, struct popts *o, struct chart *p, int64_t
                 return r;
         if (*until <= *since)
                 return ctl_fail(EXIT_USAGE, "--until is not after --since");
-        set_text(what, whatlen, "%s", o->sel.since_arg ? o->sel.since_arg : "the last 5 minutes");
+        /* the range in the title, and each run in it as its window */
+        {
+                struct run_filter f = { .since = *since, .until = *until };
+                struct run_info *infos = NULL;
+                size_t n = 0, len = 0;
+                if (store_runs_list(ctl->store, &f, &infos, &n) < 0)
+                        n = 0;
+                for (size_t i = 0; i < n; i++)
+                        chart_add_window(p, (double)(infos[i].start - *since) / 1e9,
+                                         (double)((infos[i].end ? MIN(infos[i].end, *until) : *until) - *since) / 1e9,
+                                         infos[i].name);
+                if (o->sel.since_arg)
+                        len = (size_t)snprintf(what, whatlen, "%s to %s", o->sel.since_arg,
+                                               o->sel.until_arg ? o->sel.until_arg : "now");
+                else
+                        len = (size_t)snprintf(what, whatlen, "the last 5 minutes");
+                if (n > 0 && len < whatlen)
+                        snprintf(what + len, whatlen - len, " (%zu run%s)", n, n == 1 ? "" : "s");
+                run_infos_free(infos, n);
+        }
         return 0;
 }
 
@@ -182,6 +204,7 @@ static int kind_timeseries(struct ctl *ctl, struct popts *o, struct chart *p)
         set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of %s", o->run ? o->run : "the range");
         set_text(p->ylabel, sizeof p->ylabel, "%s per second (%s/s)", o->metric, def->unit);
         p->yzero = true;
+        p->xfix = true;         /* from the first sample, not from a round tic before it */
         return 0;
 }
 
@@ -248,20 +271,24 @@ static int kind_heatmap(struct ctl *ctl, struct popts *o, struct chart *p)
 
 /* A curve's series: the mean score (or the speedup over the smallest N)
  * with min/max bars, and its USL fit as a function. */
-static void curve_series_plot(struct chart *p, const struct popts *o, const char *score, const struct curve_series *cs)
+static void curve_series_plot(struct chart *p, const struct popts *o, const struct curve_result *cr,
+                              const struct curve_series *cs)
 {
-        double x0 = cs->npts ? cs->pts[0].mean : 0, n0 = cs->npts ? cs->pts[0].n : 1;
-        struct chart_series *ps = chart_add_series(p, o->series ? cs->value : score, CHART_ERRORLINES);
+        double x0 = cs->npts ? cs->pts[0].x : 0, n0 = cs->npts ? cs->pts[0].n : 1;
+        struct chart_series *ps = chart_add_series(p, o->series ? cs->value : cr->score, CHART_ERRORLINES);
         char name[256], expr[512];
 
+        /* the speedup as the table shows it, but scaled by N0 so that the
+         * ideal line is y = x: X(N) / X(N0) * N0 */
         for (size_t k = 0; ps && k < cs->npts; k++) {
                 const struct curve_point *pt = &cs->pts[k];
                 if (o->y_score)
                         chart_add_point(ps, pt->n, pt->mean, pt->min, pt->max);
                 else
-                        chart_add_point(ps, pt->n, pt->mean / x0 * n0, pt->min / x0 * n0, pt->max / x0 * n0);
+                        chart_add_point(ps, pt->n, pt->x / x0 * n0, pt->xmin / x0 * n0, pt->xmax / x0 * n0);
         }
-        if (cs->has_usl && x0 > 0) {
+        /* the fit is of throughput: not drawn over a time */
+        if (cs->usl_ok && x0 > 0 && !(o->y_score && cr->opts.lower_is_better)) {
                 double l = cs->usl.lambda, sg = cs->usl.sigma, kp = cs->usl.kappa;
                 /* the fitted X(N), or as a speedup: X(N) / X(N0) * N0 */
                 if (o->y_score)
@@ -279,6 +306,7 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
 {
         struct analysis_run *runs = NULL;
         struct curve_result *cr = NULL;
+        struct curve_opts co = { .work = o->work };
         const char *score;
         size_t n = 0;
         int r;
@@ -287,26 +315,31 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
                 return ctl_fail(EXIT_USAGE, "plot curve needs --by TAG, the tag that holds N");
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0 &&
-            analysis_curve(runs, n, o->by, o->series, score, &cr) < 0)
-                r = ctl_fail(EXIT_FAILED, "out of memory");
+        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0) {
+                co.lower_is_better = curve_lower_is_better(o->lower, runs, n, score);
+                if (co.lower_is_better && co.work == CURVE_WORK_UNKNOWN)
+                        r = curve_refuse_time(score);
+                else if (analysis_curve(runs, n, o->by, o->series, score, &co, &cr) < 0)
+                        r = ctl_fail(EXIT_FAILED, "out of memory");
+        }
         if (r) {
                 analysis_unload(runs, n);
                 return r;
         }
         for (size_t j = 0; j < cr->nseries; j++)
-                curve_series_plot(p, o, score, &cr->series[j]);
+                curve_series_plot(p, o, cr, &cr->series[j]);
         if (!o->y_score)
                 chart_add_func(p, "linear (ideal)", "x", true, true);
         p->key = "inside top left box";
         p->yzero = true;
         set_text(p->title, sizeof p->title, "%s by %s%s%s", o->y_score ? score : "speedup", o->by,
                  o->series ? ", one line per " : "", o->series ? o->series : "");
-        set_text(p->xlabel, sizeof p->xlabel, "N (%s)", o->by);
+        set_text(p->xlabel, sizeof p->xlabel, "N = %s", o->by);
         if (o->y_score)
                 set_text(p->ylabel, sizeof p->ylabel, "%s (mean, bars: min to max)", score);
         else
-                set_text(p->ylabel, sizeof p->ylabel, "speedup over the smallest N (%s, x N)", score);
+                set_text(p->ylabel, sizeof p->ylabel, "speedup over the smallest N, x that N (throughput: %s)",
+                         !co.lower_is_better ? score : co.work == CURVE_WORK_PER_N ? "N/score" : "1/score");
         curve_result_free(cr);
         analysis_unload(runs, n);
         return 0;
@@ -556,6 +589,7 @@ static void usage(void)
                "  timeseries METRIC (--run NAME | --since WHEN [--until WHEN]) [--per system|node|cpu]\n"
                "  heatmap METRIC (--run NAME | --since WHEN [--until WHEN])\n"
                "  curve --by TAG [--series TAG] [--score K] [--y speedup|score]\n"
+               "        [--lower-is-better K,...] [--work fixed|per-n]\n"
                "  groups --group-by TAG,... [--score K]\n"
                "  scatter METRIC [--score K] [--group-by TAG,...]\n"
                "  explain RUN [--against RUN,...] [--score K]\n"
@@ -578,6 +612,8 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
                 { "y", required_argument, NULL, 'y' },
+                { "lower-is-better", required_argument, NULL, 'L' },
+                { "work", required_argument, NULL, 'w' },
                 { "against", required_argument, NULL, 'a' },
                 { "output", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
@@ -618,6 +654,18 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                         break;
                 case 'o':
                         o->output = optarg;
+                        break;
+                case 'L':
+                        o->lower = optarg;
+                        r = curve_check_lower(optarg);
+                        break;
+                case 'w':
+                        if (streq(optarg, "fixed"))
+                                o->work = CURVE_WORK_FIXED;
+                        else if (streq(optarg, "per-n"))
+                                o->work = CURVE_WORK_PER_N;
+                        else
+                                r = ctl_fail(EXIT_USAGE, "--work '%s': use fixed or per-n", optarg);
                         break;
                 case 'a':
                         o->against = optarg;

@@ -4,7 +4,8 @@
  * daemon's snapshots at the run's start and stop); no sample is scanned.
  * For each run: duration, status, scores, where the CPU time went, and per
  * metric its total, rate, and spread across CPUs (min, median, max, and
- * imbalance = max / mean), with the change against the first run in range.
+ * imbalance = max / mean), with the change against the first run in range
+ * that has the same tags (none for the first of its tags).
  */
 #include "config.h"
 
@@ -209,8 +210,11 @@ static void print_run_header(const struct analysis_run *r, const struct analysis
                         format_number(r->d.scores[i].value, v, sizeof v);
                         strbuf_appendf(line, sizeof line, &len, "%s%s=%s", i ? ", " : "",
                                                 r->d.scores[i].key, v);
-                        if (b && analysis_pct_change(b->value, r->d.scores[i].value, &pct))
-                                strbuf_appendf(line, sizeof line, &len, " (%+.1f%%)", pct);
+                        if (b && analysis_pct_change(b->value, r->d.scores[i].value, &pct)) {
+                                char pc[32];
+                                format_pct(pct, pc, sizeof pc);
+                                strbuf_appendf(line, sizeof line, &len, " (%s)", pc);
+                        }
                 }
                 printf("  scores: %s\n", line);
         }
@@ -324,7 +328,7 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                         snprintf(im, sizeof im, "-");
                 if (first != r && first->m[m].have) {
                         if (analysis_pct_change(first->m[m].per_s, s->per_s, &pct))
-                                snprintf(vf, sizeof vf, "%+.1f%%", pct);
+                                format_pct(pct, vf, sizeof vf);
                         else
                                 snprintf(vf, sizeof vf, s->per_s == 0 ? "=" : "new");
                 }
@@ -613,7 +617,7 @@ static void print_runs(const struct analysis_run *runs, size_t n, const struct c
         printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
         print_differs(cd, runs);
         for (size_t i = 0; i < n; i++)
-                print_run_table(&runs[i], &runs[0], shown, a->per);
+                print_run_table(&runs[i], analysis_first_same_tags(runs, i), shown, a->per);
         if (zl)
                 printf("zero in every run: %s\n", zero);
 }
@@ -635,7 +639,7 @@ static int output_report(const struct ctl *ctl, const struct analysis_run *runs,
         }
         arr = json_array();
         for (size_t i = 0; i < n; i++) {
-                json_t *o = run_report_json(&runs[i], &runs[0], a->selm, a->per);
+                json_t *o = run_report_json(&runs[i], analysis_first_same_tags(runs, i), a->selm, a->per);
                 if (ctl->format == FORMAT_CSV) {
                         /* context and marks are per-run detail, not columns */
                         json_object_del(o, "context");

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "curve.h"
 #include "live.h"
 #include "output.h"
 #include "proto.h"
@@ -81,6 +82,19 @@ static int add_tag(struct store_kv *tags, size_t *n, const char *arg)
         return 0;
 }
 
+/* --lower-is-better K[,K...]: recorded with the run as the tag
+ * lower_is_better=K,... (ANALYSIS_LOWER_TAG), which curve and report read. */
+static int add_lower_tag(struct store_kv *tags, size_t *n, const char *arg)
+{
+        char buf[512];
+        int r = curve_check_lower(arg);
+
+        if (r)
+                return r;
+        snprintf(buf, sizeof buf, "lower_is_better=%s", arg);
+        return add_tag(tags, n, buf);
+}
+
 static json_t *tags_json(const struct store_kv *tags, size_t n)
 {
         json_t *o = json_object();
@@ -122,6 +136,7 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
+                { "lower-is-better", required_argument, NULL, 'L' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -131,11 +146,12 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
-                        printf("Usage: scalemonctl run start NAME [--tag K=V]...\n");
+                        printf("Usage: scalemonctl run start NAME [--tag K=V]... [--lower-is-better K,...]\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 }
-                if (c != 't' || (r = add_tag(o.tags, &o.ntags, optarg))) {
+                if ((c != 't' && c != 'L') ||
+                    (r = c == 'L' ? add_lower_tag(o.tags, &o.ntags, optarg) : add_tag(o.tags, &o.ntags, optarg))) {
                         exec_opts_free(&o);
                         return EXIT_USAGE;
                 }
@@ -422,6 +438,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
                 { "score-regex", required_argument, NULL, 'r' },
+                { "lower-is-better", required_argument, NULL, 'L' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -450,7 +467,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 }
                 switch (c) {
                 case 't':
-                        if (add_tag(o.tags, &o.ntags, optarg)) {
+                case 'L':
+                        if (c == 'L' ? add_lower_tag(o.tags, &o.ntags, optarg) : add_tag(o.tags, &o.ntags, optarg)) {
                                 exec_opts_free(&o);
                                 return EXIT_USAGE;
                         }
@@ -488,7 +506,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         break;
                 }
                 case 'h':
-                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n");
+                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=REGEX]... [--lower-is-better K,...]\n"
+                               "                           -- CMD [ARG]...\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 default:

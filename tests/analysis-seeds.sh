@@ -42,7 +42,9 @@ top=$(g 2 80 "['metrics_vs_baseline'][0]['metric']")
 [ "$top" = lock_contentions ]; ok $? "the counter that moved most against the baseline comes first ($top)"
 sm aim7 report --group-by config,ways --baseline config=1 --explain > "$TMP/aim7.txt"
 grep -q "config=2 ways=80 .*HIGH VARIANCE .*regression" "$TMP/aim7.txt"; ok $? "table: HIGH VARIANCE and the verdict at a glance"
-grep -Eq "lock_contentions/s +rho=-1.00 +n=18 +p=" "$TMP/aim7.txt"; ok $? "table: 'lock_contentions/s  rho=-1.00  n=18  p=...'"
+# (issue 17 item 4: the row shows both views and which one ranked it)
+grep -Eq "lock_contentions/s +rho/s=-1.00 +rho/jobs_per_min=-1.00 +n=18 +p=.*\(ranked per (second|unit of score)\)" "$TMP/aim7.txt"
+ok $? "table: 'lock_contentions/s  rho/s=-1.00  rho/jobs_per_min=-1.00  n=18  p=...  (ranked ...)'"
 sm aim7 --format csv report --group-by config,ways --baseline config=1 > "$TMP/aim7.csv"
 python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); r=[x for x in rows if x["tags.config"]=="2" and x["tags.ways"]=="80"][0]; sys.exit(not (r["high_variance"]=="true" and r["vs_baseline.jobs_per_min.verdict"]=="regression"))' "$TMP/aim7.csv"
 ok $? "CSV: one row per group with high_variance and the verdict"
@@ -96,6 +98,57 @@ sm thp report --group-by thp,cores --baseline thp=off --lower-is-better seconds 
 grep -q "sys_s  22.96x" "$TMP/thp.txt"; ok $? "table: 'sys_s  22.96x'"
 grep -Eq "thp_fault_alloc +new" "$TMP/thp.txt"; ok $? "table: thp_fault_alloc new with THP on"
 
+# --- issue 17: what a first real study tripped over (tests/fixtures/study.json, gen-study.py) ---
+sm study import "$srcdir/tests/fixtures/study.json" >/dev/null; ok $? "import the study fixture"
+# 1: seconds where lower is better, work growing with N (messaging -g N)
+out=$(sm study curve --by groups --tag bench=messaging 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "seconds is lower-is-better (a time): a curve needs throughput.*--work fixed.*--work per-n"
+ok $? "1: curve of a recorded lower-is-better time without --work: refused, saying what it needs (exit $rc)"
+out=$(sm study curve --by threads --tag bench=flat --lower-is-better ops_per_s 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "ops_per_s is lower-is-better"; ok $? "1: curve --lower-is-better K is an option"
+sm study --format json curve --by groups --tag bench=messaging --work per-n > "$TMP/msg.json"; ok $? "1: curve --work per-n"
+s8=$(jpy '[p["speedup"] for p in d["points"] if p["n"] == 8][0]' < "$TMP/msg.json")
+awk -v s="$s8" 'BEGIN { x1 = (1/0.099 + 1/0.1 + 1/0.101) / 3; x8 = (8/0.6237 + 8/0.63 + 8/0.6363) / 3; exit !(s > x8/x1 - 1e-6 && s < x8/x1 + 1e-6) }'
+ok $? "1: speedup at N=8 is throughput (N/seconds) over N=1's: $s8, not 6.30"
+[ "$(jpy 'd["lower_is_better"]' < "$TMP/msg.json")" = true ]; ok $? "1: the JSON says lower is better"
+sm study curve --by groups --tag bench=messaging --work per-n > "$TMP/msg.txt"
+grep -q "throughput is N / score" "$TMP/msg.txt" && grep -q "THROUGHPUT (N/score)" "$TMP/msg.txt"; ok $? "1: the table says what throughput is"
+sm study --format json report --group-by groups --baseline groups=1 --tag bench=messaging > "$TMP/msgrep.json"
+[ "$(jpy '[g for g in d["groups"] if g["tags"]["groups"] == "8"][0]["vs_baseline"]["seconds"]["verdict"]' < "$TMP/msgrep.json")" = regression ]
+ok $? "1: report reads the recorded direction too: seconds up at -g 8 is a regression"
+# 2: a fit that means nothing; one N
+sm study --format json curve --by threads --tag bench=flat > "$TMP/flat.json"
+[ "$(jpy 'd["usl"]["sigma"]' < "$TMP/flat.json")" = null ] && jpy 'd["usl"]["why"]' < "$TMP/flat.json" | grep -q "r2 0.09 is below 0.90"
+ok $? "2: r2 0.09: usl sigma null, with why"
+sm study curve --by threads --tag bench=flat | grep -q "USL: no meaningful fit (r2 0.09 is below 0.90"; ok $? "2: the table says no meaningful fit"
+sm study --format json curve --by threads --tag bench=futex > "$TMP/futex.json"
+[ "$(jpy 'd["points"][0]["speedup"]' < "$TMP/futex.json")" = null ] && [ "$(jpy 'd["points"][0]["efficiency"]' < "$TMP/futex.json")" = null ]
+ok $? "2: one N: speedup and efficiency null (not 4.00 and 100%)"
+sm study curve --by threads --tag bench=futex | grep -q "speedup: none (one value of N"; ok $? "2: the table says why"
+# 3: the baseline's counters ranked by a significance test, tiny rates apart
+sm study report --group-by config --baseline config=base --tag bench=mmap > "$TMP/base.txt"
+sed -n '/vs config=base:/,$p' "$TMP/base.txt" | sed -n 2p | grep -q "^  context_switches  *+61.0%"
+ok $? "3: context_switches +61% ranks first: $(sed -n '/vs config=base:/,$p' "$TMP/base.txt" | sed -n 2p)"
+grep -q "negligible (below 10/s, or 0.01 CPU-s/s for CPU time, on both sides): .*cpu_iowait" "$TMP/base.txt" &&
+        grep "negligible" "$TMP/base.txt" | grep -q "cpu_steal" && grep "negligible" "$TMP/base.txt" | grep -q "page_faults_major"
+ok $? "3: cpu_iowait, cpu_steal, page_faults_major on the negligible line"
+grep -Eq "cpu_migrations .*p=0.5.* \(not significant\)" "$TMP/base.txt"; ok $? "3: cpu_migrations +198% from one run: not significant"
+# 4: explain, both views
+sm study --format json report --tag bench=explain --explain --score ops > "$TMP/ex.json"
+[ "$(jpy 'd["explain"][0]["ranking"][0]["metric"]' < "$TMP/ex.json")" = "context_switches/s" ] &&
+        [ "$(jpy 'd["explain"][0]["ranking"][1]["ranked_by"]' < "$TMP/ex.json")" = "per unit of score" ]
+ok $? "4: context_switches first; lock_contentions (proportional to the work) below it, ranked per unit of score"
+# 12: display
+sm study curve --by threads --tag bench=flat --metric lock_contentions | grep -q "lock_contentions/s per ops_per_s"
+ok $? "12: the curve column says per unit of score: 'lock_contentions/s per ops_per_s'"
+sm study report --since cmp-a --metric lock_contentions > "$TMP/cmp.txt"
+grep -Eq "^lock_contentions +198.1 +19.81 .* -99.98%$" "$TMP/cmp.txt"; ok $? "12: 19.81/s vs 87,669/s: -99.98%, not -100.0%"
+sed -n '/^other:/,$p' "$TMP/cmp.txt" | grep -Eq "^lock_contentions +500 +50 .* -  *$"
+ok $? "12: no VS_FIRST for a run whose tags differ from the first run's"
+sm study --format json report --since cmp-a --metric lock_contentions > "$TMP/cmp.json"
+[ "$(jpy '[r for r in d["runs"] if r["name"] == "other"][0]["metrics"]["lock_contentions"].get("vs_first_pct")' < "$TMP/cmp.json")" = null ]
+ok $? "12: nor vs_first_pct in JSON"
+
 # --- usage errors ---
 err() { local out; out=$("$@" 2>&1 >/dev/null); local rc=$?; [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ]; ok $? "exit 2: $out"; }
 err sm aim7 report --baseline config=1
@@ -103,4 +156,5 @@ err sm aim7 report --group-by config --baseline ways=80
 err sm aim7 report --group-by config --variance-cv x
 err sm speedup curve
 err sm aim7 curve --by "bad key"
+err sm study curve --by groups --work some
 finish

@@ -87,6 +87,7 @@ table=$(cat <<'EOF'
 2|^--tag 'k=a\\nb': control characters are not allowed|run start x --tag "k=a${NL}b"
 2|^--tag k given twice$|run start x --tag k=1 --tag k=2
 2|^unknown option '--bogus'; try 'scalemonctl run start --help'$|run start x --bogus
+2|^--lower-is-better 'a b': |run start x --lower-is-better "a b"
 2|^run stop takes at most one NAME; scores are --score K=V$|run stop a b
 2|^run delete takes one NAME \(scalemonctl runs lists them\)$|run delete
 2|^run delete takes one NAME \(scalemonctl runs lists them\)$|run delete a b
@@ -120,6 +121,7 @@ table=$(cat <<'EOF'
 2|^--score-regex s: not a POSIX extended regular expression|run exec x --score-regex 's=([0-9]+' -- true
 2|^--score-regex '--': expected KEY=VALUE$|run exec x --score-regex -- true
 2|^unknown option '--bogus'; try 'scalemonctl run exec --help'$|run exec x --bogus -- true
+2|^--lower-is-better 's,': |run exec x --lower-is-better s, -- true
 2|^run mark takes \[NAME\] TEXT|run mark
 2|^run mark takes \[NAME\] TEXT|run mark a b c
 2|^run mark TEXT: a text is 1 to 1024 bytes of UTF-8 text|run mark ""
@@ -172,6 +174,8 @@ table=$(cat <<'EOF'
 2|^--score '9x':|curve --by ways --score 9x
 2|^--metric: unknown metric 'nope'|curve --by ways --metric nope
 2|^unknown option '--bogus'; try 'scalemonctl curve --help'$|curve --by ways --bogus
+2|^--work 'some': use fixed \(the same work at every N\) or per-n |curve --by ways --work some
+2|^--lower-is-better '9x': |curve --by ways --lower-is-better 9x
 2|^plot needs a KIND: timeseries, heatmap, curve, groups, scatter or explain$|plot
 2|^unknown plot kind 'pie': use timeseries|plot pie
 2|^unknown plot kind '': use timeseries|plot ""
@@ -181,6 +185,7 @@ table=$(cat <<'EOF'
 2|^option '-o' needs a value; try 'scalemonctl plot --help'$|plot timeseries context_switches -o
 2|^-o out.txt: name a .svg or .png file$|plot timeseries context_switches -o out.txt
 2|^--y 'nonsense': use speedup or score$|plot curve --by ways --y nonsense
+2|^--work 'x': use fixed or per-n$|plot curve --by ways --work x
 2|^plot curve needs --by TAG|plot curve
 2|^plot groups needs --group-by|plot groups
 2|^--run '': a run name has 1 to 128|plot timeseries context_switches --run ""

@@ -31,7 +31,39 @@ ctl --format json report --group-by threads --explain > "$TMP/report.json"
 [ "$(jpy 'len(d["explain"][0]["ranking"])' < "$TMP/report.json")" = 5 ]; ok $? "five strongest counters"
 jpy 'all(abs(r["rho"]) <= 1 and 0 <= r["p_value"] <= 1 for r in d["explain"][0]["ranking"])' < "$TMP/report.json" | grep -q true
 ok $? "each with rho in [-1, 1] and a p-value"
-jpy 'sorted([abs(r["rho"]) for r in d["explain"][0]["ranking"]], reverse=True) == [abs(r["rho"]) for r in d["explain"][0]["ranking"]]' \
-        < "$TMP/report.json" | grep -q true; ok $? "strongest first"
+# ranked by the weaker view's |rho| (issue 17 item 4), named in ranked_by
+jpy '[abs(r["rho"] if r["ranked_by"] == "per second" else r["rho_per_score"]) for r in d["explain"][0]["ranking"]] == sorted([abs(r["rho"] if r["ranked_by"] == "per second" else r["rho_per_score"]) for r in d["explain"][0]["ranking"]], reverse=True)' \
+        < "$TMP/report.json" | grep -q true; ok $? "strongest first, in the view that ranked each"
+
+# issue 17 item 1: a real time-like score, perf bench sched messaging -g N
+# (the work grows with N), its direction recorded by run exec
+if command -v perf >/dev/null && perf bench sched messaging -g 1 -l 10 >/dev/null 2>&1; then
+        for g in 1 2 4; do
+                ctl run exec "msg-g$g" --tag groups=$g --tag bench=messaging --lower-is-better seconds \
+                        --score-regex 'seconds=Total time: ([0-9.]+)' -- perf bench sched messaging -g $g -l 200 \
+                        > "$TMP/msg-g$g.out" || bail "run exec msg-g$g failed"
+        done
+        [ "$(ctl --format json runs --tag bench=messaging | jpy '[r["tags"]["lower_is_better"] for r in d["runs"]]' | sort -u)" = seconds ]
+        ok $? "messaging: run exec --lower-is-better recorded the direction with each run"
+        out=$(ctl curve --by groups --tag bench=messaging 2>&1); rc=$?
+        [ $rc = 2 ] && echo "$out" | grep -q "seconds is lower-is-better"; ok $? "messaging: curve without --work refused (exit $rc)"
+        ctl --format json curve --by groups --tag bench=messaging --work per-n > "$TMP/msg.json"; ok $? "messaging: curve --work per-n"
+        # perf's own "Total time" lines, read here: throughput = N / seconds
+        bad=0
+        for g in 1 2 4; do
+                t=$(sed -n 's/.*Total time: \([0-9.]*\).*/\1/p' "$TMP/msg-g$g.out")
+                x=$(jpy "[p['throughput'] for p in d['points'] if p['n'] == $g][0]" < "$TMP/msg.json")
+                awk -v g=$g -v t="$t" -v x="$x" 'BEGIN { exit !(t > 0 && x > g / t * 0.999 && x < g / t * 1.001) }' || bad=1
+                diag "messaging -g $g: perf says $t s, throughput $x"
+        done
+        [ $bad = 0 ]; ok $? "messaging: throughput is N / perf's time at every N"
+        s4=$(jpy "[p['speedup'] for p in d['points'] if p['n'] == 4][0]" < "$TMP/msg.json")
+        t1=$(sed -n 's/.*Total time: \([0-9.]*\).*/\1/p' "$TMP/msg-g1.out"); t4=$(sed -n 's/.*Total time: \([0-9.]*\).*/\1/p' "$TMP/msg-g4.out")
+        awk -v s="$s4" -v a="$t1" -v b="$t4" 'BEGIN { e = (4 / b) / (1 / a); exit !(s > e * 0.999 && s < e * 1.001) }'
+        ok $? "messaging: speedup at 4 = (4/t4)/(1/t1) = $s4, not t4/t1"
+        ctl curve --by groups --tag bench=messaging --work per-n | sed 's/^/# /'
+else
+        for i in 1 2 3 4 5 6; do skip_one "perf bench sched messaging cannot run here" -- "messaging check $i"; done
+fi
 check "daemon stops cleanly" -- stop_daemon
 finish

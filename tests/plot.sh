@@ -73,6 +73,43 @@ chart groups aim7 groups --group-by config,ways
 chart scatter aim7 scatter lock_contentions --score jobs_per_min --group-by config
 grep -q "Spearman rho -1.00, n=18" "$TMP/scatter.json"; ok $? "scatter: title carries the correlation"
 
+# --- issue 17 item 11: the gnuplot script itself, from a stand-in that keeps it ---
+printf '#!/bin/sh\ncat > "$GP_SCRIPT"\n' > "$TMP/gp-standin"; chmod +x "$TMP/gp-standin"
+gp() {  # gp FILE DB ARGS...: the terminal chart's script into FILE
+        local out=$1 db=$2; shift 2
+        COLUMNS=120 LINES=40 GP_SCRIPT="$out" SCALEMON_GNUPLOT="$TMP/gp-standin" sm "$db" plot "$@" >/dev/null
+}
+# two more runs inside the time-series fixture's 120 s: 10-50 s and 60-110 s
+t0=$(sqlite3 "$TMP/ts.db" "SELECT start FROM run WHERE name = 'aim7-hotspot'")
+h=$(sqlite3 "$TMP/ts.db" "SELECT host FROM run WHERE name = 'aim7-hotspot'")
+sqlite3 "$TMP/ts.db" "INSERT INTO run (name, host, status, start, end, start_tick, end_tick, exit_status) VALUES
+        ('part-1', $h, 'done', $t0 + 10000000000, $t0 + 50000000000, 10, 50, 0),
+        ('part-2', $h, 'done', $t0 + 60000000000, $t0 + 110000000000, 60, 110, 0)" || bail "runs in the time-series fixture"
+gp "$TMP/multi.gp" ts timeseries lock_contentions --since part-1 --until part-2; ok $? "timeseries over two runs: script written"
+grep -q '^set title ".*part-1 to part-2 (2 runs)' "$TMP/multi.gp"; ok $? "the title names the range, not the first run: $(grep -m1 '^set title' "$TMP/multi.gp" | cut -c1-90)"
+grep -Eq "^set arrow from 0, graph 0 to 0, graph 1 nohead" "$TMP/multi.gp" && grep -Eq "^set arrow from 40, graph 0 to 40, graph 1 nohead" "$TMP/multi.gp" &&
+        grep -Eq "^set arrow from 50, graph 0 to 50, graph 1 nohead" "$TMP/multi.gp" && grep -Eq "^set arrow from 100, graph 0 to 100, graph 1 nohead" "$TMP/multi.gp"
+ok $? "each run's window drawn: part-1 at 0..40 s, part-2 at 50..100 s"
+grep -q "^set label 'part-1' at 0," "$TMP/multi.gp" && grep -q "^set label 'part-2' at 50," "$TMP/multi.gp"; ok $? "and named"
+grep -q "^set autoscale xfix" "$TMP/multi.gp"; ok $? "the x axis starts at the data (autoscale xfix), not at a round tic like -5"
+sm ts --format json plot timeseries lock_contentions --since part-1 --until part-2 > "$TMP/multi.json"
+[ "$(jpy '[w["run"] for w in d["windows"]]' < "$TMP/multi.json" | tr '\n' ,)" = "part-1,part-2," ]; ok $? "JSON: the windows"
+gp "$TMP/curve.gp" speedup curve --by vcpus --series variant
+plotline=$(sed -n '/^plot /,/[^\\]$/p' "$TMP/curve.gp" | tr -d '\n')
+echo "$plotline" | grep -Eq '^plot f0\(x\).*\$s0 ' ; ok $? "curve: the fits drawn first, the data over them"
+grep -q '^set title ".*\\nx: N = vcpus' "$TMP/curve.gp" && grep -q '^unset xlabel' "$TMP/curve.gp"
+ok $? "curve: in the terminal the x label is a line of the title, where no point can land on it"
+gp "$TMP/scatter.gp" aim7 scatter lock_contentions --score jobs_per_min --group-by config
+pts=$(grep -o 'with points pt [0-9]*' "$TMP/scatter.gp" | sort -u | wc -l)
+[ "$pts" = 2 ]; ok $? "scatter: each group its own letter in the terminal ($pts point types for 2 groups)"
+gp "$TMP/heat.gp" ts heatmap lock_contentions --run aim7-hotspot
+# the hot spot peaks near 8.4k/s: nine levels, the last up to the maximum
+grep -Eq '^set title .*scale: \.<[0-9.]+k? :<[0-9.]+k? -<.* @<=[0-9.]+k?"' "$TMP/heat.gp"; ok $? "heatmap: the terminal chart has a scale: $(grep -o 'scale: [^"]*' "$TMP/heat.gp")"
+COLUMNS=100 LINES=30 sm ts plot heatmap lock_contentions --run aim7-hotspot | grep -q "scale: \.<"; ok $? "heatmap: and gnuplot prints it in 100 columns"
+hmax=$(jpy 'max(max(r) for r in d["heatmap"]["z"])' < "$TMP/heat.json")
+want=$(python3 -c "v=$hmax; print('%.3gk' % (v/1e3) if v >= 1e3 else '%.3g' % v)")
+grep -q "@<=$want\"" "$TMP/heat.gp"; ok $? "heatmap: the top of the scale is the largest cell of the data ($hmax/s: @<=$want)"
+
 # no gnuplot
 out=$(PATH=/nonexistent "$SCALEMONCTL" --db "$TMP/aim7.db" plot groups --group-by config 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q "plot needs gnuplot, which is not on PATH: install it (Debian: apt-get install gnuplot-nox)"

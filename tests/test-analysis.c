@@ -19,10 +19,12 @@
 #include "analysis.h"
 #include "exchange.h"
 #include "macro.h"
+#include "output.h"
 #include "store.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/scalemon-test-analysis.XXXXXX";
+static const char *fixture_dir = "tests/fixtures/seeds";
 
 /* The fixture imported into its own database, and its runs loaded. */
 static struct store *load(const char *name, enum analysis_totals keep, struct analysis_run **ret, size_t *ret_n)
@@ -36,7 +38,7 @@ static struct store *load(const char *name, enum analysis_totals keep, struct an
         size_t nruns = 0, n = 0, failed;
         int fd, r;
 
-        snprintf(path, sizeof path, "%s/tests/fixtures/seeds/%s.json", srcdir, name);
+        snprintf(path, sizeof path, "%s/%s/%s.json", srcdir, fixture_dir, name);
         snprintf(db, sizeof db, "%s/%s.db", dir, name);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
@@ -221,6 +223,7 @@ static const struct curve_point *point(const struct curve_series *s, double n)
  * (about 7.2 there, 9.5 at 28); cputlb-no-bql climbs to about 13.8. */
 static void speedup(void)
 {
+        static const struct curve_opts hib = { 0 };
         struct analysis_run *runs = NULL;
         struct curve_result *cr = NULL;
         const struct curve_series *base = NULL, *nobql = NULL;
@@ -237,7 +240,7 @@ static void speedup(void)
         ok(r == -ENOENT && strstr(why, "numeric tag variant"), "a non-numeric --by: %s", why);
         r = analysis_pick_score(runs, n, "vcpus", NULL, &score, why, sizeof why);
         ok(r == 0 && streq(score, "builds_per_hour"), "score builds_per_hour");
-        r = analysis_curve(runs, n, "vcpus", "variant", "builds_per_hour", &cr);
+        r = analysis_curve(runs, n, "vcpus", "variant", "builds_per_hour", &hib, &cr);
         ok(r == 0, "curve by vcpus, one series per variant");
         if (r < 0)
                 goto out;
@@ -279,7 +282,7 @@ static void speedup(void)
            "  lock contentions per build grow with N");
         cr = curve_result_free(cr);
 
-        r = analysis_curve(runs, n, "vcpus", NULL, "builds_per_hour", &cr);
+        r = analysis_curve(runs, n, "vcpus", NULL, "builds_per_hour", &hib, &cr);
         ok(r == 0 && cr->nseries == 1 && !cr->series[0].value && cr->series[0].npts == 8,
            "without --series: one curve over all runs");
 out:
@@ -334,8 +337,16 @@ static void thp(void)
                         split_new |= g->changes[i].metric == metric_id_by_name("thp_split_page") && !g->changes[i].has_change;
                 }
                 ok(fault_new && split_new, "  thp_fault_alloc and thp_split_page appear only with THP on");
-                ok(g->nchanges >= 2 && !g->changes[0].has_change && !g->changes[1].has_change,
-                   "  and come first, before the changes in %%");
+                /* issue 17 item 3: "new" no longer ranks first by itself;
+                 * these are ranked as significant changes, by Welch's t */
+                fault_new = split_new = false;
+                for (size_t i = 0; i < g->nchanges; i++) {
+                        fault_new |= g->changes[i].metric == metric_id_by_name("thp_fault_alloc") &&
+                                     g->changes[i].rank == CHANGE_SIGNIFICANT;
+                        split_new |= g->changes[i].metric == metric_id_by_name("thp_split_page") &&
+                                     g->changes[i].rank == CHANGE_SIGNIFICANT;
+                }
+                ok(fault_new && split_new, "  and are significant changes (Welch's t on the per-run rates)");
         }
         g = find_group(gr, "on", "256");
         ok(g && fabs(g->times[RUN_TIME_SYS].ratio - hms(337, 10.072) / hms(8, 52.908)) < 1e-4,
@@ -345,6 +356,209 @@ static void thp(void)
 out:
         group_result_free(gr);
         group_opts_free(&go);
+        analysis_unload(runs, n);
+        store_close(st);
+}
+
+/* The runs with tag bench=b, as indexes. */
+static size_t bench_idx(const struct analysis_run *runs, size_t n, const char *b, size_t *idx)
+{
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                const char *v = analysis_tag_value(&runs[i].d, "bench");
+                if (v && streq(v, b))
+                        idx[k++] = i;
+        }
+        return k;
+}
+
+static const struct analysis_run *run_named(const struct analysis_run *runs, size_t n, const char *name)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(runs[i].info.name, name))
+                        return &runs[i];
+        return NULL;
+}
+
+/* Spearman's rho without ties, by hand: 1 - 6 sum d^2 / (n (n^2 - 1)). */
+static double spearman_noties(const double *x, const double *y, size_t n)
+{
+        double d2 = 0;
+        for (size_t i = 0; i < n; i++) {
+                size_t rx = 0, ry = 0;
+                for (size_t j = 0; j < n; j++) {
+                        rx += x[j] < x[i];
+                        ry += y[j] < y[i];
+                }
+                d2 += ((double)rx - (double)ry) * ((double)rx - (double)ry);
+        }
+        return 1 - 6 * d2 / ((double)n * ((double)n * (double)n - 1));
+}
+
+/* tests/fixtures/study.json (gen-study.py): what issue 17 met. */
+static void study(void)
+{
+        /* messaging: seconds at -g 1, 2, 4, 8, each x 0.99, 1.00, 1.01 */
+        static const double gn[] = { 1, 2, 4, 8 }, sec[] = { 0.10, 0.16, 0.32, 0.63 }, f[] = { 0.99, 1.00, 1.01 };
+        struct curve_opts co = { .lower_is_better = true };
+        struct group_opts go = GROUP_OPTS_DEFAULT;
+        struct analysis_run *runs = NULL;
+        struct curve_result *cr = NULL;
+        struct group_result *gr = NULL;
+        struct explain_result e;
+        const struct curve_point *pt;
+        const struct group *g = NULL;
+        size_t n, idx[64], ni;
+        double x1 = 0, x8 = 0, t1 = 0, t8 = 0;
+        char buf[32];
+        struct store *st;
+        int r;
+
+        fixture_dir = "tests/fixtures";
+        st = load("study", ANALYSIS_TOTALS_SYSTEM, &runs, &n);
+
+        /* 1: a time where lower is better */
+        ok(analysis_recorded_lower(runs, n, "seconds"), "1: seconds is recorded lower-is-better (tag lower_is_better)");
+        ok(!analysis_recorded_lower(runs, n, "second") && !analysis_recorded_lower(runs, n, "ops_per_s"),
+           "1: and only seconds");
+        r = analysis_curve(runs, n, "groups", NULL, "seconds", &co, &cr);
+        ok(r == -EDOM && !cr, "1: lower is better and no work model: no curve (-EDOM), not a speedup of the time");
+        for (int k = 0; k < 3; k++) {
+                x1 += 1 / (sec[0] * f[k]) / 3;
+                x8 += 8 / (sec[3] * f[k]) / 3;
+                t1 += sec[0] * f[k] / 3;
+                t8 += sec[3] * f[k] / 3;
+        }
+        co.work = CURVE_WORK_PER_N;
+        r = analysis_curve(runs, n, "groups", NULL, "seconds", &co, &cr);
+        ok(r == 0 && cr->series[0].npts == 4, "1: --work per-n: four points");
+        if (r == 0) {
+                pt = point(&cr->series[0], 8);
+                ok(pt && fabs(pt->x - x8) < 1e-9, "1: throughput at N=8 is the mean of 8/seconds (%.4f)", x8);
+                ok(pt && fabs(pt->mean - t8) < 1e-12, "1: the mean score is still the time (%.4f s)", t8);
+                ok(pt && fabs(pt->speedup - x8 / x1) < 1e-9 && pt->speedup < 1.5,
+                   "1: speedup at 8 = %.3f (throughput flat), not 6.30", x8 / x1);
+                ok(pt && fabs(pt->efficiency - x8 / x1 / 8) < 1e-9, "1: efficiency %.1f%%", x8 / x1 / 8 * 100);
+                pt = point(&cr->series[0], 2);
+                /* (100,000/s) / (2 / t) per run, averaged: 50,000 x mean(t) */
+                ok(pt && pt->has_per_score[metric_id_by_name("context_switches")] &&
+                           fabs(pt->per_score[metric_id_by_name("context_switches")] - 50000 * sec[1]) < 1e-6,
+                   "1: context_switches per unit of throughput at N=2: 50,000 x 0.16 = 8000");
+        }
+        cr = curve_result_free(cr);
+        co.work = CURVE_WORK_FIXED;
+        r = analysis_curve(runs, n, "groups", NULL, "seconds", &co, &cr);
+        pt = r == 0 ? point(&cr->series[0], 8) : NULL;
+        {
+                double y1 = 0, y8 = 0;
+                for (int k = 0; k < 3; k++) {
+                        y1 += 1 / (sec[0] * f[k]) / 3;
+                        y8 += 1 / (sec[3] * f[k]) / 3;
+                }
+                ok(pt && fabs(pt->speedup - y8 / y1) < 1e-9, "1: --work fixed: speedup at 8 = mean(1/t8)/mean(1/t1) = %.3f",
+                   y8 / y1);
+        }
+        cr = curve_result_free(cr);
+        (void)gn;
+        (void)t1;
+
+        /* 2: a fit that means nothing, and one N */
+        co = (struct curve_opts){ 0 };
+        r = analysis_curve(runs, n, "threads", "bench", "ops_per_s", &co, &cr);
+        ok(r == 0, "2: one series per bench");
+        for (size_t j = 0; r == 0 && j < cr->nseries; j++) {
+                const struct curve_series *cs = &cr->series[j];
+                if (!streq(cs->value, "flat") && !streq(cs->value, "futex"))
+                        continue;       /* no ops_per_s by threads there */
+                if (streq(cs->value, "flat")) {
+                        ok(cs->has_usl && cs->usl.r2 < CURVE_USL_MIN_R2 && !cs->usl_ok,
+                           "2: flat: the fit converged with r2 %.3f < %.2f, and is not a result", cs->usl.r2,
+                           CURVE_USL_MIN_R2);
+                        ok(strstr(cs->usl_why, "r2 0.09 is below 0.90") != NULL, "2: why: %s", cs->usl_why);
+                        ok(cs->has_speedup && cs->base_n == 1 && fabs(cs->pts[1].speedup - 1.4) < 1e-9,
+                           "2: flat: speedup over N=1 (1400/1000)");
+                } else {
+                        ok(cs->npts == 1 && !cs->has_speedup && !cs->usl_ok,
+                           "2: futex: one N: no speedup, no USL (not SPEEDUP 4.00 EFFICIENCY 100%%)");
+                        ok(strstr(cs->usl_why, "1 distinct value of N") != NULL, "2: why: %s", cs->usl_why);
+                }
+        }
+        cr = curve_result_free(cr);
+
+        /* 3: the baseline's counters ranked by Welch's t, tiny rates apart */
+        go.by[go.nby++] = strdup("config");
+        go.baseline[0] = (struct store_kv){ .key = strdup("config"), .value = strdup("base") };
+        go.nbaseline = 1;
+        r = analysis_groups(runs, n, &go, &gr);
+        for (size_t k = 0; r == 0 && k < gr->ngroups; k++)
+                if (streq(gr->groups[k].val[0], "patched"))
+                        g = &gr->groups[k];
+        ok(g && g->has_baseline && g->nchanges > 0, "3: config=patched against config=base");
+        if (g) {
+                static const double cb[] = { 10000, 10100, 9900 }, cp[] = { 16100, 16200, 16000 },
+                                    mb[] = { 20, 25, 22 }, mp[] = { 10, 180, 10 };
+                const struct metric_change *c0 = &g->changes[0];
+                bool neg_last = true, seen_neg = false, mig_after = false;
+                int neg = 0;
+                is_str(metric_table[c0->metric].name, "context_switches", "3: context_switches (+61%) ranks first");
+                ok(c0->rank == CHANGE_SIGNIFICANT && c0->has_p && fabs(c0->p_value - welch_p(cp, 3, cb, 3)) < 1e-12,
+                   "3: significant, p by hand %.2g", welch_p(cp, 3, cb, 3));
+                for (size_t i = 0; i < g->nchanges; i++) {
+                        const struct metric_change *c = &g->changes[i];
+                        const char *nm = metric_table[c->metric].name;
+                        if (c->rank == CHANGE_NEGLIGIBLE) {
+                                seen_neg = true;
+                                neg += streq(nm, "cpu_iowait") || streq(nm, "cpu_steal") || streq(nm, "page_faults_major");
+                        } else
+                                neg_last &= !seen_neg;
+                        if (streq(nm, "cpu_migrations"))
+                                mig_after = i > 0 && c->rank == CHANGE_NOT_SIGNIFICANT &&
+                                            fabs(c->p_value - welch_p(mp, 3, mb, 3)) < 1e-12;
+                }
+                is_int(neg, 3, "3: cpu_iowait (new), cpu_steal (-100%) and page_faults_major (+997%) are negligible");
+                ok(neg_last, "3: and come after every other change");
+                ok(mig_after, "3: cpu_migrations (+198%% from one wild run) is not significant (p %.2f) and ranks below",
+                   welch_p(mp, 3, mb, 3));
+        }
+        gr = group_result_free(gr);
+        group_opts_free(&go);
+
+        /* 4: a counter proportional to the work ranks below one whose rate
+         * per unit of work moves */
+        ni = bench_idx(runs, n, "explain", idx);
+        is_int(ni, 10, "4: ten runs for --explain");
+        r = analysis_explain(runs, idx, ni, "ops", &e);
+        ok(r == 0 && e.nrows >= 2, "4: ranked");
+        if (r == 0 && e.nrows >= 2) {
+                double sc[10], w[10];
+                for (size_t i = 0; i < ni; i++) {
+                        sc[i] = analysis_find_score(&runs[idx[i]].d, "ops")->value;
+                        w[i] = runs[idx[i]].m[metric_id_by_name("lock_contentions")].per_s / sc[i];
+                }
+                is_str(e.rows[0].name, "context_switches/s", "4: context_switches first (its rate per op moves)");
+                ok(fabs(e.rows[0].rho + 1) < 1e-9 && fabs(e.rows[0].rho_per_score + 1) < 1e-9,
+                   "4: rho -1 in both views");
+                is_str(e.rows[1].name, "lock_contentions/s", "4: lock_contentions (5 per op) below it");
+                ok(fabs(e.rows[1].rho - 1) < 1e-9 && e.rows[1].ranked_by == EXPLAIN_PER_SCORE,
+                   "4: its rho/s is +1 but it is ranked per unit of score");
+                ok(fabs(e.rows[1].rho_per_score - spearman_noties(w, sc, ni)) < 1e-9, "4: rho per op %.3f, as by hand",
+                   spearman_noties(w, sc, ni));
+        }
+
+        /* 12: VS_FIRST within the same tags; a change that is not -100% */
+        ok(analysis_first_same_tags(runs, (size_t)(run_named(runs, n, "cmp-b") - runs)) == run_named(runs, n, "cmp-a"),
+           "12: cmp-b compares with cmp-a (same tags)");
+        ok(analysis_first_same_tags(runs, (size_t)(run_named(runs, n, "other") - runs)) == run_named(runs, n, "other"),
+           "12: 'other' (bench=other) has nothing to compare with");
+        format_pct((19.81 - 87669) / 87669 * 100, buf, sizeof buf);
+        is_str(buf, "-99.98%", "12: 19.81/s vs 87,669/s is -99.98%, not -100.0%");
+        format_pct(-100, buf, sizeof buf);
+        is_str(buf, "-100.0%", "12: all gone is -100.0%");
+        format_pct(61, buf, sizeof buf);
+        is_str(buf, "+61.0%", "12: +61.0%");
+        format_pct(0.004, buf, sizeof buf);
+        is_str(buf, "+0.004%", "12: +0.004%, not +0.0%");
+
         analysis_unload(runs, n);
         store_close(st);
 }
@@ -360,6 +574,7 @@ int main(void)
         aim7();
         speedup();
         thp();
+        study();
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0)
                 fprintf(stderr, "could not remove %s\n", dir);
