@@ -9,6 +9,7 @@
 #include "output.h"
 #include "selection.h"
 #include "sock.h"
+#include "suggest.h"
 #include "timeutil.h"
 #include "verbs.h"
 
@@ -144,8 +145,11 @@ int verb_query(struct ctl *ctl, int argc, char **argv)
                 return ctl_fail(EXIT_USAGE, "query takes one METRIC, got also '%s'", argv[optind + 1]);
         metric = argv[optind];
         def = metric_by_name(metric);
-        if (!def)
-                return ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)", metric);
+        if (!def) {
+                char hint[160];
+                return ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)%s", metric,
+                                suggest_metric_hint(metric, hint, sizeof hint));
+        }
         if ((cpu >= 0) + (node >= 0) + per_given > 1)
                 return ctl_fail(EXIT_USAGE, "use only one of --cpu, --node and --per");
         if (cpu >= 0 && def->scope != SCOPE_CPU)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 #include "timeutil.h"
 #include "verbs.h"
 
@@ -117,5 +118,14 @@ int main(int argc, char **argv)
                                 close(ctl.sock_fd);
                         return r;
                 }
+        {
+                const char *names[ELEMENTSOF(verbs)];
+                char hint[96];
+                for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                        names[i] = verbs[i].name;
+                if (*suggest_hint(argv[optind], names, ELEMENTSOF(verbs), hint, sizeof hint))
+                        return ctl_fail(EXIT_USAGE, "unknown verb '%s'%s (scalemonctl --help lists them)", argv[optind],
+                                        hint);
+        }
         return ctl_fail(EXIT_USAGE, "unknown verb '%s'; try 'scalemonctl --help'", argv[optind]);
 }
