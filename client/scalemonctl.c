@@ -25,9 +25,10 @@ static const struct verb {
         { "reload",  verb_reload,  "reload                      make scalemond read its configuration again; says if it refused it" },
         { "query",   verb_query,   "query METRIC [--cpu N | --node N | --per system|node|cpu]\n"
                                    "              [--since WHEN] [--until WHEN] [--step DUR]" },
-        { "run",     verb_run,     "run start NAME [--tag K=V]...\n"
+        { "run",     verb_run,     "run start NAME [--tag K=V]... [--name-suffix | --replace]\n"
                                    "  run stop [NAME] [--score K=V]... [--exit-status N]\n"
-                                   "  run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n"
+                                   "  run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:]REGEX]...\n"
+                                   "           [--name-suffix | --replace] -- CMD [ARG]...\n"
                                    "  run mark [NAME] TEXT\n"
                                    "  run delete NAME             a finished run, its totals, tags, scores and marks" },
         { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]..." },

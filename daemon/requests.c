@@ -115,7 +115,8 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
                                 char **ret_err)
 {
         struct store_kv tags[PROTO_MAX_TAGS];
-        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command };
+        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command,
+                                  .if_exists = req->if_exists };
         struct run_result res = {};
         struct runs_env env;
         json_t *reply;

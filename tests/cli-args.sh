@@ -121,6 +121,10 @@ table=$(cat <<'EOF'
 2|^--score-regex s: needs a capture group|run exec x --score-regex 's=[0-9]+' -- true
 2|^--score-regex s: not a POSIX extended regular expression|run exec x --score-regex 's=([0-9]+' -- true
 2|^--score-regex '--': expected KEY=VALUE$|run exec x --score-regex -- true
+2|^--score-regex n given twice$|run exec x --score-regex 'n=([0-9]+)' --score-regex 'n=sum:([0-9]+)' -- true
+2|^--score-regex s: needs a capture group|run exec x --score-regex 's=sum:[0-9]+' -- true
+2|^use only one of --name-suffix and --replace$|run start x --name-suffix --replace
+2|^use only one of --name-suffix and --replace$|run exec x --replace --name-suffix -- true
 2|^unknown option '--bogus'; try 'scalemonctl run exec --help'$|run exec x --bogus -- true
 2|^run mark takes \[NAME\] TEXT|run mark
 2|^run mark takes \[NAME\] TEXT|run mark a b c
