@@ -305,8 +305,15 @@ int verb_reload(struct ctl *ctl, int argc, char **argv)
         if (ctl->format == FORMAT_JSON) {
                 json_object_del(reply, "ok");
                 r = output_json(reply);
-        } else
+        } else {
+                json_t *na = json_object_get(reply, "not_applied"), *o;
+                size_t i;
                 printf("reloaded: %s\n", json_string_value(json_object_get(reply, "status")));
+                json_array_foreach(na, i, o)
+                        printf("not applied: %s = %s (%s); still %s\n", json_string_value(json_object_get(o, "key")),
+                               json_string_value(json_object_get(o, "value")), json_string_value(json_object_get(o, "why")),
+                               json_string_value(json_object_get(o, "running")));
+        }
         json_decref(reply);
         return r;
 }
