@@ -9,9 +9,8 @@
 /* Accepted forms, for messages that tell the user what to type. */
 #define DURATION_FORMS "a number with a unit: 10ms, 1s, 1.5s, 5m, 2h (us, ms, s, m, h, d)"
 #define WHEN_FORMS \
-        "a run name, an RFC 3339 time (2026-11-30T09:37:58Z), 'YYYY-MM-DD[ HH:MM[:SS]]' " \
-        "in local time, a relative time (-2h, -30m, -1d, now-1h), 'today' or 'yesterday' (local midnight), " \
-        "'@EPOCH' or 'now'"
+        "a run name, an RFC 3339 time (2026-11-30T09:37:58Z), local 'YYYY-MM-DD[ HH:MM[:SS]]', " \
+        "-2h, now-1h, -1d, today, yesterday, '@EPOCH' or 'now'"
 
 /* Parse DUR ("10ms", "1s", "5m", a bare number is seconds) into nanoseconds.
  * Returns 0, or -EINVAL for anything else, -ERANGE on overflow. */
