@@ -223,7 +223,9 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         if (r == 0)
                 r = run_select_load(ctl, &sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
         run_select_free(&sel);
-        if (r || (r = run_select_score(runs, n, by, score, &score)))
+        if (r || (r = run_select_check_key(runs, n, by, "--by")) ||
+            (series && (r = run_select_check_key(runs, n, series, "--series"))) ||
+            (r = run_select_score(runs, n, by, score, &score)))
                 goto out;
         if (analysis_curve(runs, n, by, series, score, &cr) < 0) {
                 r = ctl_fail(EXIT_FAILED, "out of memory");

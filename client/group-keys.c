@@ -61,13 +61,17 @@ static void join(char *buf, size_t len, const char *const *v, size_t n)
                 snprintf(buf, len, "none");
 }
 
-int run_select_check_groups(const struct analysis_run *runs, size_t n, const struct group_opts *go, const char *opt)
-{
-        enum { MAXV = 256 };
-        const char *keys[MAXV], *vals[MAXV];
-        char list[1024], hint[160];
-        size_t nkeys = 0, nvals;
+enum { MAXV = 256 };
 
+int run_select_check_key(const struct analysis_run *runs, size_t n, const char *key, const char *opt)
+{
+        const char *keys[MAXV];
+        char list[1024], hint[160];
+        size_t nkeys = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (analysis_group_value(&runs[i], key))
+                        return 0;
         for (size_t s = 0; s < ELEMENTSOF(sources); s++)
                 for (size_t i = 0; i < n; i++) {
                         size_t nkv;
@@ -75,16 +79,21 @@ int run_select_check_groups(const struct analysis_run *runs, size_t n, const str
                         for (size_t k = 0; k < nkv; k++)
                                 add_unique(keys, &nkeys, MAXV, kv[k].key);
                 }
-        for (size_t b = 0; b < go->nby; b++) {
-                bool found = false;
-                for (size_t i = 0; i < n && !found; i++)
-                        found = analysis_group_value(&runs[i], go->by[b]) != NULL;
-                if (found)
-                        continue;
-                join(list, sizeof list, keys, nkeys);
-                return ctl_fail(EXIT_USAGE, "%s '%s': no selected run has it (%s: %s)%s", opt, go->by[b],
-                                sources[0].what, list, suggest_hint(go->by[b], keys, nkeys, hint, sizeof hint));
-        }
+        join(list, sizeof list, keys, nkeys);
+        return ctl_fail(EXIT_USAGE, "%s '%s': no selected run has it (%s: %s)%s", opt, key, sources[0].what, list,
+                        suggest_hint(key, keys, nkeys, hint, sizeof hint));
+}
+
+int run_select_check_groups(const struct analysis_run *runs, size_t n, const struct group_opts *go, const char *opt)
+{
+        const char *vals[MAXV];
+        char list[1024], hint[160];
+        size_t nvals;
+        int r;
+
+        for (size_t b = 0; b < go->nby; b++)
+                if ((r = run_select_check_key(runs, n, go->by[b], opt)))
+                        return r;
         for (size_t j = 0; j < go->nbaseline; j++) {
                 const struct store_kv *bl = &go->baseline[j];
                 bool found = false;

@@ -289,7 +289,9 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
                 return ctl_fail(EXIT_USAGE, "plot curve needs --by TAG, the tag that holds N");
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0 &&
+        if ((r = run_select_check_key(runs, n, o->by, "--by")) == 0 &&
+            (!o->series || (r = run_select_check_key(runs, n, o->series, "--series")) == 0) &&
+            (r = run_select_score(runs, n, o->by, o->score, &score)) == 0 &&
             analysis_curve(runs, n, o->by, o->series, score, &cr) < 0)
                 r = ctl_fail(EXIT_FAILED, "out of memory");
         if (r) {

@@ -42,6 +42,8 @@ int parse_baseline(struct group_opts *go, const char *arg);
  * keys (or values) there are, with "did you mean" (group-keys.c).  opt
  * names the option in the message ("--group-by"). */
 int run_select_check_groups(const struct analysis_run *runs, size_t n, const struct group_opts *go, const char *opt);
+/* The same for one key (curve --by, --series). */
+int run_select_check_key(const struct analysis_run *runs, size_t n, const char *key, const char *opt);
 
 /* A run as runs and report show it: {"name", "status", "start", "end",
  * "duration_s", "exit_status", "tags", "scores", ...}. */

@@ -183,6 +183,9 @@ table=$(cat <<'EOF'
 2|^--score '9x':|curve --by ways --score 9x
 2|^--metric: unknown metric 'nope'|curve --by ways --metric nope
 2|^unknown option '--bogus'; try 'scalemonctl curve --help'$|curve --by ways --bogus
+2|^--by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|curve --by way
+2|^--series 'kind': no selected run has it \(tags: ways\)$|curve --by ways --series kind
+2|^--by 'wayz': no selected run has it \(tags: ways\); did you mean 'ways'\?$|plot curve --by wayz
 2|^plot needs a KIND: timeseries, heatmap, curve, groups or scatter$|plot
 2|^unknown plot kind 'pie': use timeseries|plot pie
 2|^unknown plot kind '': use timeseries|plot ""
