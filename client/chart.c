@@ -36,8 +36,21 @@ void chart_free(struct chart *p)
                 free(p->funcs[i].expr);
         }
         free(p->funcs);
+        free(p->shade);
         json_decref(p->xtics);
         free(p->hz);
+}
+
+int chart_add_shade(struct chart *p, double from, double to)
+{
+        double (*sh)[2] = realloc(p->shade, (p->nshade + 1) * sizeof *sh);
+        if (!sh)
+                return -ENOMEM;
+        p->shade = sh;
+        p->shade[p->nshade][0] = from;
+        p->shade[p->nshade][1] = to;
+        p->nshade++;
+        return 0;
 }
 
 struct chart_series *chart_add_series(struct chart *p, const char *name, enum chart_style style)
@@ -117,7 +130,7 @@ json_t *chart_json(const struct chart *p)
                 json_t *pts = json_array();
                 for (size_t k = 0; k < p->s[i].n; k++) {
                         json_t *pt = json_pack("{s:o,s:o}", "x", json_number(p->s[i].x[k]), "y", json_number(p->s[i].y[k]));
-                        if (p->s[i].style == CHART_ERRORLINES) {
+                        if (p->s[i].style == CHART_ERRORLINES || p->s[i].style == CHART_BAND) {
                                 json_object_set_new(pt, "ymin", json_number(p->s[i].ylo[k]));
                                 json_object_set_new(pt, "ymax", json_number(p->s[i].yhi[k]));
                         }
@@ -132,6 +145,12 @@ json_t *chart_json(const struct chart *p)
         json_object_set_new(o, "series", series);
         json_object_set_new(o, "markers", marks);
         json_object_set_new(o, "functions", funcs);
+        if (p->nshade) {
+                json_t *sh = json_array();
+                for (size_t i = 0; i < p->nshade; i++)
+                        json_array_append_new(sh, json_pack("{s:f,s:f}", "from", p->shade[i][0], "to", p->shade[i][1]));
+                json_object_set_new(o, "shaded", sh);
+        }
         if (p->xtics)
                 json_object_set(o, "categories", p->xtics);
         if (p->heat) {
@@ -254,6 +273,9 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 }
                 fprintf(f, ") noenhanced\nset xrange [-0.5:%g]\n", (double)json_array_size(p->xtics) - 0.5);
         }
+        for (size_t i = 0; i < p->nshade; i++)
+                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
+                        i + 1, p->shade[i][0], p->shade[i][1]);
         for (size_t i = 0; i < p->nmarks; i++) {
                 fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
                         p->marks[i].x, p->marks[i].x);
@@ -325,6 +347,10 @@ static void write_series(FILE *f, const struct chart *p)
                         break;
                 case CHART_MARKED:
                         fprintf(f, "using 1:2 with points pt 6 ps 3.5 lw 2 lc rgb '#e41a1c'");
+                        break;
+                case CHART_BAND:    /* in the colour of the line drawn after it */
+                        fprintf(f, "using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.2 noborder",
+                                colours[(i + 1) % ELEMENTSOF(colours)]);
                         break;
                 }
                 fprintf(f, " title ");

@@ -13,6 +13,7 @@ enum chart_style {
         CHART_ERRORLINES,       /* points joined, with min/max bars */
         CHART_POINTS,           /* points alone */
         CHART_MARKED,           /* big open circles over other points */
+        CHART_BAND,             /* the area between ylo and yhi, in the next series' colour (plot explain) */
 };
 
 struct chart_series {
@@ -42,6 +43,8 @@ struct chart {
         size_t nmarks;
         struct chart_func *funcs;
         size_t nfuncs;
+        double (*shade)[2];     /* x ranges shaded behind the series (plot explain's phases) */
+        size_t nshade;
         json_t *xtics;          /* [{"label", "x"}] for categories, or NULL */
         bool logx;
         const char *key;        /* where the legend goes in files (gnuplot "set key") */
@@ -59,9 +62,10 @@ struct chart_series *chart_add_series(struct chart *p, const char *name, enum ch
 int chart_add_point(struct chart_series *s, double x, double y, double ylo, double yhi);
 int chart_add_mark(struct chart *p, double x, const char *text);
 int chart_add_func(struct chart *p, const char *name, const char *expr, bool dashed, bool grey);
+int chart_add_shade(struct chart *p, double from, double to);
 
 /* {"kind", "title", "xlabel", "ylabel", "series", "markers", "functions",
- * "categories", "heatmap"} */
+ * "categories", "heatmap", "shaded": [{"from", "to"}]} */
 json_t *chart_json(const struct chart *p);
 /* Draw it with gnuplot: in the terminal without output, else into the
  * .svg or .png file output (whole, or not at all).  An exit code, after

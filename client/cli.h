@@ -11,7 +11,7 @@
 #include "output.h"
 #include "store.h"
 
-/* Exit codes: the contract in DESIGN.md. */
+/* Exit codes: the contract in doc/DESIGN.md. */
 #define EXIT_OK      0
 #define EXIT_FAILED  1      /* the request failed: unknown run, no daemon, nothing in range */
 #define EXIT_USAGE   2      /* bad usage */

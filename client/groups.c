@@ -1,5 +1,5 @@
 /* groups.c - report --group-by, --baseline and --explain, printed: the
- * groups as JSON (DESIGN.md), CSV rows and tables.  The numbers come from
+ * groups as JSON (doc/DESIGN.md), CSV rows and tables.  The numbers come from
  * analysis_groups() (analysis-groups.c); nothing is computed here.
  */
 #include "config.h"

@@ -8,7 +8,7 @@
 
 #include "analysis.h"
 
-/* The groups as in DESIGN.md: [{"tags", "n", "runs", "high_variance",
+/* The groups as in doc/DESIGN.md: [{"tags", "n", "runs", "high_variance",
  * "scores", "metrics", "baseline" | "baseline_tags", "vs_baseline",
  * "times_vs_baseline", "metrics_vs_baseline", "explain"}].  csv: one flat
  * row per group, without runs, metrics, metrics_vs_baseline and explain. */

@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "chart.h"
+#include "explain.h"
 #include "output.h"
 #include "proto.h"
 #include "selection.h"
@@ -39,8 +40,9 @@ static void set_text(char *buf, size_t len, const char *fmt, ...)
 /* ---- the kinds ---- */
 
 struct popts {
-        const char *kind;       /* timeseries, heatmap, curve, groups, scatter */
+        const char *kind;       /* timeseries, heatmap, curve, groups, scatter, explain */
         const char *metric, *run, *score, *by, *series, *output;
+        char *against;          /* explain: --against RUN,... */
         const char *per;
         struct run_select sel;
         struct group_opts go;
@@ -492,6 +494,70 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
         return 0;
 }
 
+/* explain RUN: the top counters of `explain` over time, the run against
+ * its siblings' range, in units of the siblings' mean; phases shaded. */
+static int kind_explain(struct ctl *ctl, struct popts *o, struct chart *p)
+{
+        struct explain_run_opts eo = { .keep_series = 3, .score = o->score };
+        struct explain_run_result res;
+        _cleanup_free_ char *err = NULL;
+        const char *why;
+        char name[128], sibs[256];
+        size_t off = 0;
+        int r;
+
+        if (!o->metric)
+                return ctl_fail(EXIT_USAGE, "plot explain needs a RUN");
+        if (!proto_valid_name(o->metric, &why))
+                return ctl_fail(EXIT_USAGE, "plot explain '%s': not a run name: %s", o->metric, why);
+        if (o->against) {
+                r = explain_run_parse_against(&eo, o->against);
+                if (r)
+                        return r;
+        }
+        r = explain_run_compute(ctl->store, o->metric, &eo, &res, &err);
+        if (r < 0)
+                return ctl_fail(r == -EINVAL ? EXIT_USAGE : EXIT_FAILED, "%s", err ? err : strerror(-r));
+        if (res.nseries == 0) {
+                r = ctl_fail(EXIT_FAILED, "run %s: %s", o->metric,
+                             res.have_series ? "no counter moved in it and its siblings" : res.phases_why);
+                explain_run_free(&res);
+                return r;
+        }
+        sibs[0] = 0;
+        for (size_t k = 0; k < res.nsib && k < 3; k++)
+                strbuf_appendf(sibs, sizeof sibs, &off, "%s%s", k ? ", " : "", res.siblings[k]);
+        if (res.nsib > 3)
+                strbuf_appendf(sibs, sizeof sibs, &off, ", ...");
+        for (size_t i = 0; i < res.nseries; i++) {
+                const struct explain_run_series *sr = &res.series[i];
+                struct chart_series *band, *line;
+                /* chart_add_series() moves the array: take both after */
+                snprintf(name, sizeof name, "%s: siblings' range", metric_table[sr->metric].name);
+                if (!chart_add_series(p, name, CHART_BAND))
+                        break;
+                snprintf(name, sizeof name, "%s: %s", metric_table[sr->metric].name, o->metric);
+                if (!chart_add_series(p, name, CHART_LINES))
+                        break;
+                band = &p->s[p->ns - 2];
+                line = &p->s[p->ns - 1];
+                for (size_t k = 0; k < sr->n; k++) {
+                        if (isfinite(sr->lo[k]))
+                                chart_add_point(band, sr->x[k], (sr->lo[k] + sr->hi[k]) / 2, sr->lo[k], sr->hi[k]);
+                        if (isfinite(sr->run[k]))
+                                chart_add_point(line, sr->x[k], sr->run[k], 0, 0);
+                }
+        }
+        for (size_t i = 0; i < res.nphases; i++)
+                chart_add_shade(p, res.phases[i].start_s, res.phases[i].start_s + res.phases[i].dur_s);
+        set_text(p->title, sizeof p->title, "%s against %s%s", o->metric, sibs, res.nphases ? " (phases shaded)" : "");
+        set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of the run");
+        set_text(p->ylabel, sizeof p->ylabel, "rate / the siblings' mean rate");
+        p->yzero = true;
+        explain_run_free(&res);
+        return 0;
+}
+
 static void usage(void)
 {
         printf("Usage: scalemonctl plot KIND [selection] [-o FILE.svg|FILE.png]\n"
@@ -500,6 +566,7 @@ static void usage(void)
                "  curve --by TAG [--series TAG] [--score K] [--y speedup|score]\n"
                "  groups --group-by TAG,... [--score K]\n"
                "  scatter METRIC [--score K] [--group-by TAG,...]\n"
+               "  explain RUN [--against RUN,...] [--score K]\n"
                "Runs are selected with --since, --until and --tag K=V as in report.\n"
                "Without -o the chart is drawn in the terminal; --format json writes the data instead.\n");
 }
@@ -519,6 +586,7 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
                 { "y", required_argument, NULL, 'y' },
+                { "against", required_argument, NULL, 'a' },
                 { "output", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -559,6 +627,9 @@ static int plot_parse(struct popts *o, int argc, char **argv)
                 case 'o':
                         o->output = optarg;
                         break;
+                case 'a':
+                        o->against = optarg;
+                        break;
                 case 'h':
                         usage();
                         return -1;
@@ -569,7 +640,7 @@ static int plot_parse(struct popts *o, int argc, char **argv)
         if (r)
                 return r;
         if (optind >= argc)
-                return ctl_fail(EXIT_USAGE, "plot needs a KIND: timeseries, heatmap, curve, groups or scatter");
+                return ctl_fail(EXIT_USAGE, "plot needs a KIND: timeseries, heatmap, curve, groups, scatter or explain");
         o->kind = argv[optind++];
         if (optind < argc)
                 o->metric = argv[optind++];
@@ -593,6 +664,7 @@ static const struct plot_kind {
         { "curve", kind_curve, false },
         { "groups", kind_groups, false },
         { "scatter", kind_scatter, true },
+        { "explain", kind_explain, true },      /* its RUN in the METRIC place */
 };
 
 int verb_plot(struct ctl *ctl, int argc, char **argv)
@@ -611,7 +683,7 @@ int verb_plot(struct ctl *ctl, int argc, char **argv)
                 if (streq(plot_kinds[i].name, o.kind))
                         k = &plot_kinds[i];
         if (r == 0 && !k)
-                r = ctl_fail(EXIT_USAGE, "unknown plot kind '%s': use timeseries, heatmap, curve, groups or scatter", o.kind);
+                r = ctl_fail(EXIT_USAGE, "unknown plot kind '%s': use timeseries, heatmap, curve, groups, scatter or explain", o.kind);
         else if (r == 0 && o.metric && !k->takes_metric)
                 r = ctl_fail(EXIT_USAGE, "plot %s takes no METRIC, got '%s'", k->name, o.metric);
         if (r == 0) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "explain.h"
 #include "groups.h"
 #include "output.h"
 #include "proto.h"
@@ -484,9 +485,93 @@ static int report_parse(struct report_args *a, int argc, char **argv)
         return r;
 }
 
+/* With --group-by and --explain, each HIGH VARIANCE group's
+ * lowest-scoring run explained against the group's others (explain.c,
+ * over the runs in range, whose stable groups give the spreads): gx[g]
+ * for group g, or why[g] why not; neither for the other groups.
+ * (issue 14) */
+struct group_explained {
+        struct explain_run_result *gx;  /* [ngroups] */
+        bool *have;
+        char **why;
+        size_t n;
+};
+
+static void group_explained_free(struct group_explained *ge)
+{
+        for (size_t g = 0; g < ge->n; g++) {
+                if (ge->have[g])
+                        explain_run_free(&ge->gx[g]);
+                free(ge->why[g]);
+        }
+        free(ge->gx);
+        free(ge->have);
+        free(ge->why);
+        memset(ge, 0, sizeof *ge);
+}
+
+static int group_explain(struct ctl *ctl, const struct analysis_run *runs, size_t nruns, const struct group_result *gr,
+                         struct group_explained *ge)
+{
+        ge->n = gr->ngroups;
+        ge->gx = calloc(ge->n + 1, sizeof *ge->gx);
+        ge->have = calloc(ge->n + 1, sizeof *ge->have);
+        ge->why = calloc(ge->n + 1, sizeof *ge->why);
+        if (!ge->gx || !ge->have || !ge->why)
+                return -ENOMEM;
+        for (size_t g = 0; g < gr->ngroups; g++) {
+                const struct group *grp = &gr->groups[g];
+                const char *key = gr->go->score ? gr->go->score : grp->nscores ? grp->scores[0].key : NULL;
+
+                if (!grp->high_variance)
+                        continue;
+                if (explain_run_lowest(ctl->store, runs, nruns, grp->idx, grp->n, key, &ge->gx[g], &ge->why[g]) == 0)
+                        ge->have[g] = true;
+                else if (!ge->why[g] && !(ge->why[g] = strdup("out of memory")))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static void group_explained_print(const struct group_result *gr, const struct group_explained *ge)
+{
+        bool first = true;
+
+        for (size_t g = 0; g < ge->n; g++) {
+                char label[512], l1[1024], l2[1024];
+                if (!ge->have[g] && !ge->why[g])
+                        continue;
+                if (first)
+                        printf("\nThe lowest-scoring run of each HIGH VARIANCE group against the others (scalemonctl explain):\n");
+                first = false;
+                groups_label(gr, &gr->groups[g], label, sizeof label);
+                printf("  %s:\n", label);
+                if (!ge->have[g]) {
+                        printf("    %s\n", ge->why[g]);
+                        continue;
+                }
+                explain_run_brief(&ge->gx[g], l1, sizeof l1, l2, sizeof l2);
+                printf("    %s\n", l1);
+                if (l2[0])
+                        printf("    %s\n", l2);
+        }
+}
+
+/* Each explained group's JSON object gets "explain_run". */
+static void group_explained_json(json_t *groups, const struct group_explained *ge)
+{
+        for (size_t g = 0; g < ge->n && g < json_array_size(groups); g++) {
+                json_t *o = json_array_get(groups, g);
+                if (ge->have[g])
+                        json_object_set_new(o, "explain_run", explain_run_brief_json(&ge->gx[g]));
+                else if (ge->why[g])
+                        json_object_set_new(o, "explain_run", json_pack("{s:s}", "why", ge->why[g]));
+        }
+}
+
 /* The analysis as a table: one line per run, then the groups. */
 static void print_analysis(const struct analysis_run *runs, size_t n, const struct context_differs *cd,
-                           const struct group_result *gr)
+                           const struct group_result *gr, const struct group_explained *ge)
 {
         static const char *const cols[] = { "RUN", "STATUS", "DURATION", "TAGS", "SCORES", NULL };
         struct libscols_table *tb = table_new(cols, "llr");
@@ -502,6 +587,7 @@ static void print_analysis(const struct analysis_run *runs, size_t n, const stru
         table_print(tb);
         printf("\n");
         groups_print(gr);
+        group_explained_print(gr, ge);
 }
 
 /* Each run with its counters: rows for counters that moved somewhere;
@@ -535,7 +621,8 @@ static void print_runs(const struct analysis_run *runs, size_t n, const struct c
 /* JSON: {"runs", "context_differs", "groups", "explain"}; CSV: one row
  * per group with --group-by, else one per run. */
 static int output_report(const struct ctl *ctl, const struct analysis_run *runs, size_t n,
-                         const struct context_differs *cd, const struct group_result *gr, const struct report_args *a)
+                         const struct context_differs *cd, const struct group_result *gr, const struct report_args *a,
+                         const struct group_explained *ge)
 {
         json_t *doc, *arr;
         int r;
@@ -563,6 +650,7 @@ static int output_report(const struct ctl *ctl, const struct analysis_run *runs,
         }
         doc = json_pack("{s:o,s:o,s:o}", "runs", arr, "context_differs", differs_json(cd, runs), "groups",
                         groups_json(gr, runs, false));
+        group_explained_json(json_object_get(doc, "groups"), ge);
         if (gr && gr->has_all)
                 json_object_set_new(doc, "explain", groups_explain_json(gr->all, gr->nall));
         r = output_json(doc);
@@ -575,6 +663,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
         struct report_args a = { .go = GROUP_OPTS_DEFAULT, .per = PER_SYSTEM };
         struct context_differs cd = { 0 };
         struct group_result *gr = NULL;
+        struct group_explained ge = { 0 };
         struct analysis_run *runs = NULL;
         size_t n = 0;
         int r;
@@ -593,13 +682,18 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
         }
+        if (gr && a.go.nby && a.go.explain && ctl->format != FORMAT_CSV && group_explain(ctl, runs, n, gr, &ge) < 0) {
+                r = ctl_fail(EXIT_FAILED, "out of memory");
+                goto out;
+        }
         if (ctl->format == FORMAT_TABLE && gr)
-                print_analysis(runs, n, &cd, gr);
+                print_analysis(runs, n, &cd, gr, &ge);
         else if (ctl->format == FORMAT_TABLE)
                 print_runs(runs, n, &cd, &a);
         else
-                r = output_report(ctl, runs, n, &cd, gr, &a);
+                r = output_report(ctl, runs, n, &cd, gr, &a, &ge);
 out:
+        group_explained_free(&ge);
         context_differs_free(&cd);
         group_result_free(gr);
         analysis_unload(runs, n);

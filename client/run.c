@@ -8,16 +8,20 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <pty.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 
 #include "cli.h"
+#include "live.h"
 #include "output.h"
 #include "proto.h"
 #include "selection.h"
@@ -364,11 +368,14 @@ static int run_delete(struct ctl *ctl, int argc, char **argv)
 
 /* ---- run exec ---- */
 
-static volatile sig_atomic_t forward_sig;
+static volatile sig_atomic_t forward_sig, got_winch;
 
 static void on_forward(int sig)
 {
-        forward_sig = sig;
+        if (sig == SIGWINCH)
+                got_winch = 1;
+        else
+                forward_sig = sig;
 }
 
 struct linebuf {
@@ -442,79 +449,6 @@ static void scan(struct exec_opts *o, struct linebuf *lb, const char *data, size
         }
 }
 
-static void write_all(int fd, const char *buf, size_t n)
-{
-        while (n > 0) {
-                ssize_t k = write(fd, buf, n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return;         /* the reader went away: keep scanning anyway */
-                }
-                buf += k;
-                n -= (size_t)k;
-        }
-}
-
-/* The live line: elapsed time and two rates from the daemon's running
- * totals, polled once a second. */
-struct live {
-        bool on;
-        bool shown;
-        int64_t started;
-        double cs, lock;                /* totals at the last poll */
-        int64_t at;                     /* daemon's sample time of that poll */
-};
-
-static void live_clear(struct live *lv)
-{
-        if (lv->shown) {
-                write_all(STDERR_FILENO, "\r\033[K", 4);
-                lv->shown = false;
-        }
-}
-
-static void live_update(struct ctl *ctl, struct live *lv, const char *name)
-{
-        json_t *req = json_pack("{s:s}", "cmd", "status"), *reply = NULL, *tot;
-        double cs, lock;
-        int64_t at, el;
-        char line[256];
-        int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-        /* a failing poll must not print over the benchmark's output */
-        if (saved >= 0 && null >= 0)
-                dup2(null, STDERR_FILENO);
-        ctl_request(ctl, req, -1, &reply);
-        if (saved >= 0) {
-                dup2(saved, STDERR_FILENO);
-                close(saved);
-        }
-        if (null >= 0)
-                close(null);
-        json_decref(req);
-        if (!reply)
-                return;
-        tot = json_object_get(reply, "totals");
-        cs = json_number_value(json_object_get(tot, "context_switches"));
-        lock = json_number_value(json_object_get(tot, "lock_contentions"));
-        at = json_integer_value(json_object_get(reply, "sampled_at_ns"));
-        el = (now_monotonic_ns() - lv->started) / NSEC_PER_SEC;
-        if (lv->at && at > lv->at) {
-                double dt = (double)(at - lv->at) / 1e9;
-                snprintf(line, sizeof line, "\r\033[K[%s %lld:%02lld] context switches %.0f/s, lock contentions %.0f/s",
-                         name, (long long)(el / 60), (long long)(el % 60), (cs - lv->cs) / dt, (lock - lv->lock) / dt);
-                write_all(STDERR_FILENO, line, strlen(line));
-                lv->shown = true;
-        }
-        if (at > lv->at) {
-                lv->cs = cs;
-                lv->lock = lock;
-                lv->at = at;
-        }
-        json_decref(reply);
-}
-
 /* The command as run exec records it: for people to read, so arguments
  * with spaces are quoted, and what the protocol refuses in a text (control
  * characters, bytes that are not UTF-8) is shown as \xNN.  It is cut at
@@ -570,10 +504,11 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 {},
         };
         struct exec_opts o = { 0 };
-        struct live lv = { 0 };
+        struct live *lv = NULL;
         struct linebuf lbo = { .len = 0 }, lbe = { .len = 0 };
         int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, pidfd = -1, status = 0, c, r, code;
-        struct sigaction sa = { .sa_handler = on_forward }, old_int, old_quit, old_term, old_hup;
+        int ptm = -1, pts = -1, pty_out = -1;    /* the live line's pty: master, slave, where it goes */
+        struct sigaction sa = { .sa_handler = on_forward }, old_int, old_quit, old_term, old_hup, old_winch;
         json_t *req, *reply = NULL, *scores;
         _cleanup_free_ char *command = NULL, *recorded = NULL;
         struct rusage ru;
@@ -680,11 +615,15 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 return r;
         }
         command = join_argv(argv + optind, argc - optind);
+        /* subscribed before the run starts: the line counts the ticks that
+         * have the run open (live.c) */
+        lv = live_new(ctl, o.name);
 
         req = start_request(&o, o.name, command ? command : "");
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
         if (r) {
+                live_free(lv);
                 exec_opts_free(&o);
                 return r;
         }
@@ -693,16 +632,34 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         json_decref(reply);
         reply = NULL;
         if (!recorded) {
+                live_free(lv);
                 exec_opts_free(&o);
                 return ctl_fail(EXIT_FAILED, "out of memory");
         }
-        if (!streq(recorded, o.name))
+        if (!streq(recorded, o.name)) {
                 fprintf(stderr, "scalemonctl: a run named %s exists: recording this one as %s\n", o.name, recorded);
+                live_set_name(lv, recorded);
+        }
         o.name = recorded;
 
         if (o.nrx > 0 && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
                 r = ctl_fail(EXIT_FAILED, "cannot make pipes: %s", strerror(errno));
                 goto stop;
+        }
+        /* With the live line, what the command writes to the terminal
+         * passes through us, so that the line is erased before it
+         * (live.c): through a pty, so that the command still writes to a
+         * terminal (line-buffered, in colour). */
+        if (lv && o.nrx == 0) {
+                struct winsize ws;
+                struct termios tio;
+                bool have_ws = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0, have_tio = tcgetattr(STDERR_FILENO, &tio) == 0;
+                if (openpty(&ptm, &pts, NULL, have_tio ? &tio : NULL, have_ws ? &ws : NULL) == 0) {
+                        fcntl(ptm, F_SETFD, FD_CLOEXEC);
+                        fcntl(pts, F_SETFD, FD_CLOEXEC);
+                        pty_out = isatty(STDOUT_FILENO) ? STDOUT_FILENO : STDERR_FILENO;
+                } else
+                        lv = live_free(lv);     /* no pty: no line, rather than one glued to the output */
         }
         fflush(stdout);
         fflush(stderr);
@@ -717,6 +674,11 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         dup2(pout[1], STDOUT_FILENO);
                         dup2(perr[1], STDERR_FILENO);
                 }
+                if (pts >= 0) {
+                        if (isatty(STDOUT_FILENO))
+                                dup2(pts, STDOUT_FILENO);
+                        dup2(pts, STDERR_FILENO);
+                }
                 if (ctl->sock_fd >= 0)
                         close(ctl->sock_fd);
                 execvp(argv[optind], argv + optind);
@@ -729,21 +691,21 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         sigaction(SIGQUIT, &sa, &old_quit);
         sigaction(SIGTERM, &sa, &old_term);
         sigaction(SIGHUP, &sa, &old_hup);
+        sigaction(SIGWINCH, &sa, &old_winch);
         if (o.nrx > 0) {
                 close(pout[1]);
                 close(perr[1]);
                 pout[1] = perr[1] = -1;
         }
+        if (pts >= 0) {
+                close(pts);
+                pts = -1;
+        }
         pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-        lv.on = isatty(STDERR_FILENO);
-        lv.started = t0;
-        if (lv.on)
-                live_update(ctl, &lv, o.name);
 
         for (;;) {
-                struct pollfd p[3];
+                struct pollfd p[5];
                 int np = 0, timeout;
-                int64_t next = t0 + ((now_monotonic_ns() - t0) / NSEC_PER_SEC + 1) * NSEC_PER_SEC;
                 pid_t w;
 
                 if (pidfd >= 0)
@@ -752,14 +714,23 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         p[np++] = (struct pollfd){ .fd = pout[0], .events = POLLIN };
                 if (perr[0] >= 0)
                         p[np++] = (struct pollfd){ .fd = perr[0], .events = POLLIN };
-                timeout = lv.on ? (int)((next - now_monotonic_ns()) / NSEC_PER_MSEC) + 1 : (pidfd >= 0 ? -1 : 100);
-                if (np == 0 || pidfd < 0)
-                        timeout = timeout < 0 || timeout > 100 ? 100 : timeout;
+                if (ptm >= 0)
+                        p[np++] = (struct pollfd){ .fd = ptm, .events = POLLIN };
+                if (live_fd(lv) >= 0)
+                        p[np++] = (struct pollfd){ .fd = live_fd(lv), .events = POLLIN };
+                timeout = pidfd >= 0 ? -1 : 100;
                 poll(p, (nfds_t)np, timeout);
                 if (forward_sig) {
                         if (forward_sig == SIGTERM || forward_sig == SIGHUP)
                                 kill(pid, forward_sig);
                         forward_sig = 0;
+                }
+                if (got_winch) {
+                        /* the terminal was resized: so is the command's */
+                        struct winsize ws;
+                        got_winch = 0;
+                        if (ptm >= 0 && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0)
+                                ioctl(ptm, TIOCSWINSZ, &ws);
                 }
                 for (int k = 0; k < 2; k++) {
                         int *fd = k == 0 ? &pout[0] : &perr[0];
@@ -771,8 +742,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                                 if (p[i].fd == *fd && p[i].revents) {
                                         n = read(*fd, buf, sizeof buf);
                                         if (n > 0) {
-                                                live_clear(&lv);
-                                                write_all(k == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, (size_t)n);
+                                                live_output(lv, k == 0 ? STDOUT_FILENO : STDERR_FILENO, buf,
+                                                            (size_t)n);
                                                 scan(&o, k == 0 ? &lbo : &lbe, buf, (size_t)n, false);
                                         } else if (n == 0 || errno != EINTR) {
                                                 scan(&o, k == 0 ? &lbo : &lbe, "", 0, true);
@@ -781,20 +752,34 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                                         }
                                 }
                 }
-                if (pout[0] < 0 && perr[0] < 0) {
+                if (ptm >= 0)
+                        for (int i = 0; i < np; i++)
+                                if (p[i].fd == ptm && p[i].revents) {
+                                        char buf[65536];
+                                        ssize_t n = read(ptm, buf, sizeof buf);
+                                        if (n > 0)
+                                                live_output(lv, pty_out, buf, (size_t)n);
+                                        else if (n == 0 || errno != EINTR) {
+                                                /* EIO: the command's side is closed */
+                                                close(ptm);
+                                                ptm = -1;
+                                        }
+                                        break;
+                                }
+                live_read(lv);
+                if (pout[0] < 0 && perr[0] < 0 && ptm < 0) {
                         w = wait4(pid, &status, WNOHANG, &ru);
                         if (w == pid)
                                 break;
                 }
-                if (lv.on && now_monotonic_ns() >= next)
-                        live_update(ctl, &lv, o.name);
         }
         t1 = now_monotonic_ns();
-        live_clear(&lv);
+        lv = live_free(lv);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         sigaction(SIGHUP, &old_hup, NULL);
+        sigaction(SIGWINCH, &old_winch, NULL);
         if (pidfd >= 0)
                 close(pidfd);
         code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
@@ -853,6 +838,11 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
 
 stop:
         /* the command never ran: close the run as failed */
+        live_free(lv);
+        if (ptm >= 0)
+                close(ptm);
+        if (pts >= 0)
+                close(pts);
         req = json_pack("{s:s,s:s,s:i}", "cmd", "run-stop", "name", o.name, "exit_status", 127);
         ctl_request(ctl, req, -1, &reply);
         json_decref(req);

@@ -35,10 +35,14 @@ static const struct verb {
         { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
                                    "              [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
                                    "              [--explain] [--score K]" },
+        { "explain", verb_explain, "explain RUN [--against RUN,...] [--score K]\n"
+                                   "              why RUN differs from its siblings: context, counters, phases, CPUs" },
         { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--since WHEN] [--tag K=V]...\n"
                                    "              scalability curve across runs, with a USL fit" },
         { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter ... [-o FILE.svg|FILE.png]\n"
                                    "              charts by gnuplot; in the terminal without -o" },
+        { "top",     verb_top,     "top [--per cpu|node] [--metric M,...] [--once] [--iterations N]\n"
+                                   "              counters per CPU, refreshed every tick; keys: q m 1-4 s n space" },
         { "export",  verb_export,  "export [--since WHEN] [--until WHEN] [--tag K=V]...   (JSON on stdout)" },
         { "import",  verb_import,  "import FILE" },
 };

@@ -15,8 +15,10 @@ int verb_run(struct ctl *ctl, int argc, char **argv);          /* run.c */
 int verb_runs(struct ctl *ctl, int argc, char **argv);         /* runs.c */
 int verb_report(struct ctl *ctl, int argc, char **argv);       /* report.c */
 int verb_curve(struct ctl *ctl, int argc, char **argv);        /* curve.c */
+int verb_explain(struct ctl *ctl, int argc, char **argv);      /* explain-text.c */
 int verb_plot(struct ctl *ctl, int argc, char **argv);         /* plot.c */
 int verb_export(struct ctl *ctl, int argc, char **argv);       /* exchange.c */
 int verb_import(struct ctl *ctl, int argc, char **argv);       /* exchange.c */
+int verb_top(struct ctl *ctl, int argc, char **argv);          /* top.c */
 
 #endif

@@ -15,7 +15,9 @@
  * The daemon is one event loop, so a client must not be able to hold it
  * or its memory: the limits in ctl.h (invariants 1-4) bound the number of
  * connections, the input and output kept per connection, and how long a
- * connection may stay without sending a complete request.
+ * connection may stay without sending a complete request.  A subscription
+ * turns its connection into a stream of pushed lines (invariant 5): it
+ * waits for no request, and a reader that falls behind is dropped.
  */
 #include "config.h"
 
@@ -53,6 +55,9 @@ struct client {
         bool closing;                  /* close once out is written */
         bool draining;                 /* closing after an oversized line: input read and dropped */
         size_t drained;                /* bytes dropped so far, at most CTL_MAX_LINE */
+        bool stream;                   /* a subscription: pushed lines (invariants 4, 5) */
+        bool in_io;                    /* inside client_io(): free at its end, not now */
+        bool drop;                     /* free at the end of client_io() */
         struct client *next;
 };
 
@@ -71,6 +76,9 @@ struct ctl_server {
         int nclients;
         unsigned refused;              /* turned away since the last log line */
         uint64_t refused_logged;       /* when that line was logged (monotonic usec) */
+        ctl_stream_handler stream_handler;
+        ctl_stream_gone stream_gone;
+        void *stream_userdata;
 };
 
 static void client_free(struct client *c)
@@ -83,6 +91,8 @@ static void client_free(struct client *c)
                         break;
                 }
         c->srv->nclients--;
+        if (c->stream && c->srv->stream_gone)
+                c->srv->stream_gone(c->srv->stream_userdata, (struct ctl_stream *)c);
         sd_event_source_disable_unref(c->src);
         sd_event_source_disable_unref(c->idle_src);
         if (c->fd >= 0)
@@ -175,7 +185,21 @@ static void handle_line(struct client *c, const char *line, size_t len)
                 proto_request_free(&req);
                 goto out;
         }
-        reply = srv->handler(srv->userdata, &req, fd, &c->cred, &err);
+        if (proto_cmd_is_stream(req.cmd) && srv->stream_handler) {
+                reply = srv->stream_handler(srv->stream_userdata, &req, (struct ctl_stream *)c, &c->cred, &err);
+                if (reply)
+                        c->stream = true;
+        } else if (c->stream) {
+                /* a stream's ticks may be pushed from inside a handler */
+                if (asprintf(&err, "this connection is subscribed: only 'subscribe' is taken on it; "
+                                   "use another connection for '%s'", proto_cmd_name(req.cmd)) < 0)
+                        err = NULL;
+                reply = NULL;
+        } else
+                reply = srv->handler(srv->userdata, &req, fd, &c->cred, &err);
+        /* invariant 4: a stream is not closed for not asking */
+        if (c->stream)
+                sd_event_source_set_enabled(c->idle_src, SD_EVENT_OFF);
         fd = -1;
         proto_request_free(&req);
         if (!reply) {
@@ -305,6 +329,7 @@ static int client_io(struct client *c, uint32_t revents)
 {
         uint32_t events;
 
+        c->in_io = true;
         if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR) && c->draining) {
                 if (drain_input(c)) {
                         flush_out(c);
@@ -312,6 +337,8 @@ static int client_io(struct client *c, uint32_t revents)
                 }
         } else if (revents & EPOLLIN && !c->closing && pending(c) <= CTL_MAX_OUTPUT && c->inlen < CTL_MAX_LINE) {
                 int r = read_input(c);
+                if (r == -ECONNRESET && c->stream)
+                        goto gone;      /* a subscriber went away: nothing more to tell it */
                 if (r == -ECONNRESET && pending(c) > 0)
                         c->closing = true;      /* it sent all it will: answer, then close */
                 else if (r < 0)
@@ -328,7 +355,7 @@ static int client_io(struct client *c, uint32_t revents)
                 if (!handled && pending(c) == before)
                         break;
         }
-        if (c->closing && !c->draining && pending(c) == 0)
+        if (c->drop || (c->closing && !c->draining && pending(c) == 0))
                 goto gone;
         events = 0;
         if (c->draining || (!c->closing && pending(c) <= CTL_MAX_OUTPUT && c->inlen < CTL_MAX_LINE))
@@ -336,10 +363,49 @@ static int client_io(struct client *c, uint32_t revents)
         if (pending(c) > 0)
                 events |= EPOLLOUT;
         sd_event_source_set_io_events(c->src, events);
+        c->in_io = false;
         return 0;
 gone:
         client_free(c);
         return -1;
+}
+
+/* ---- streams (invariant 5) ---- */
+
+void ctl_server_set_stream(struct ctl_server *srv, ctl_stream_handler handler, ctl_stream_gone gone, void *userdata)
+{
+        srv->stream_handler = handler;
+        srv->stream_gone = gone;
+        srv->stream_userdata = userdata;
+}
+
+int ctl_stream_send(struct ctl_stream *st, const char *line, size_t len)
+{
+        struct client *c = (struct client *)st;
+        char *p;
+
+        if (c->drop || c->closing)
+                return -ENOBUFS;
+        p = realloc(c->out, c->outlen + len + 1);
+        if (!p)
+                return -ENOMEM;
+        memcpy(p + c->outlen, line, len);
+        p[c->outlen + len] = '\n';
+        c->out = p;
+        c->outlen += len + 1;
+        if (flush_out(c) < 0 || pending(c) > CTL_MAX_STREAM_OUTPUT) {
+                if (pending(c) > CTL_MAX_STREAM_OUTPUT)
+                        log_notice("control: dropping the subscription of pid %d (uid %u): %zu bytes of ticks unsent, "
+                                   "over the bound of %d; it does not read them fast enough",
+                                   (int)c->cred.pid, (unsigned)c->cred.uid, pending(c), CTL_MAX_STREAM_OUTPUT);
+                if (c->in_io)
+                        c->drop = true;
+                else
+                        client_free(c);
+                return -ENOBUFS;
+        }
+        sd_event_source_set_io_events(c->src, pending(c) > 0 ? EPOLLIN | EPOLLOUT : EPOLLIN);
+        return 0;
 }
 
 static int on_client(sd_event_source *src, int fd, uint32_t revents, void *userdata)

@@ -21,12 +21,18 @@ struct ctl_server;
  *   3. while more than CTL_MAX_OUTPUT bytes of replies wait unsent, the
  *      client's next requests are not read;
  *   4. a connection without a complete request for CTL_IDLE_TIMEOUT_S
- *      seconds is closed, whatever partial line it has sent. */
+ *      seconds is closed, whatever partial line it has sent; a stream
+ *      (a subscription, invariant 5) is exempt: it listens, it does not ask;
+ *   5. a stream's unsent lines are at most CTL_MAX_STREAM_OUTPUT bytes: a
+ *      stream whose reader falls further behind is dropped, with one log
+ *      line, so that a slow reader costs the daemon neither time nor more
+ *      memory than that. */
 #define CTL_MAX_CLIENTS      64
 #define CTL_RESERVED_CLIENTS 8
 #define CTL_MAX_LINE         PROTO_MAX_LINE
 #define CTL_MAX_OUTPUT       (256 * 1024)
 #define CTL_IDLE_TIMEOUT_S   10
+#define CTL_MAX_STREAM_OUTPUT (512 * 1024)
 /* The socket file's mode, never world-writable: only its owner (the
  * daemon's user) and its group (the control group, ctl_server_set_group())
  * may connect.  Who may change state is still decided per request from the
@@ -48,6 +54,23 @@ int ctl_server_check(const char *path, char **ret_err);
 int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *userdata, struct ctl_server **ret,
                    char **ret_err);
 struct ctl_server *ctl_server_free(struct ctl_server *srv);   /* closes, unlinks the socket */
+
+/* Streams: a request for which proto says so (subscribe) goes to the
+ * stream handler with the connection as a stream, to which lines may be
+ * pushed later with ctl_stream_send().  A non-NULL reply makes the
+ * connection a stream (invariants 4 and 5); a stream may only send the
+ * stream request again (to change what it gets).  gone() is called once
+ * when a stream's connection closes or is dropped; the stream is invalid
+ * after. */
+struct ctl_stream;
+typedef json_t *(*ctl_stream_handler)(void *userdata, const struct proto_request *req, struct ctl_stream *st,
+                                      const struct ucred *peer, char **ret_err);
+typedef void (*ctl_stream_gone)(void *userdata, struct ctl_stream *st);
+void ctl_server_set_stream(struct ctl_server *srv, ctl_stream_handler handler, ctl_stream_gone gone, void *userdata);
+/* Queue line (len bytes, no newline; one is added) and try to send it.
+ * Returns 0, or -ENOBUFS after dropping the stream (invariant 5: gone()
+ * has been called), or -ENOMEM. */
+int ctl_stream_send(struct ctl_stream *st, const char *line, size_t len);
 
 /* Who may change state: root, the daemon's uid, and members of group; the
  * socket file is given to group, so that its members may connect.

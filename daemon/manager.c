@@ -31,6 +31,7 @@
 #include "runs.h"
 #include "sampler.h"
 #include "store.h"
+#include "subscribe.h"
 #include "timeutil.h"
 #include "writer.h"
 
@@ -48,8 +49,10 @@ struct manager {
         struct writer *writer;
         struct retain_sched *retain;
         struct ctl_server *ctl;
+        struct subscribers *subs;          /* subscriptions: ticks pushed as they end */
         struct runs *runs;
         int64_t host_id;
+        char *sysroot, *procroot;          /* "/sys" and "/proc", or a fixture tree's (tests) */
 
         uint64_t next_usec;                /* CLOCK_MONOTONIC time of the next tick */
         int64_t tick_late_max_ns;          /* the latest a tick ran after its time */
@@ -69,7 +72,10 @@ struct retain_sched *manager_retain(struct manager *m) { return m->retain; }
 const struct conf *manager_conf(struct manager *m) { return &m->conf; }
 const char *manager_status(struct manager *m) { return m->status; }
 int64_t manager_host_id(struct manager *m) { return m->host_id; }
+const char *manager_sysroot(struct manager *m) { return m->sysroot; }
+const char *manager_procroot(struct manager *m) { return m->procroot; }
 int64_t manager_tick_late_max(struct manager *m) { return m->tick_late_max_ns; }
+struct subscribers *manager_subscribers(struct manager *m) { return m->subs; }
 
 size_t manager_not_applied(const struct manager *m, size_t i, const char **ret_key, const char **ret_value,
                            const char **ret_running)
@@ -220,7 +226,11 @@ static int record_host(struct manager *m)
         }
         h.hostname = strdup(hn);
         h.kernel = strdup(u.release);
-        h.cpu_model = read_line("/proc/cpuinfo", "model name");
+        {
+                char path[PATH_MAX];
+                snprintf(path, sizeof path, "%s/cpuinfo", m->procroot);
+                h.cpu_model = read_line(path, "model name");
+        }
         if (!h.cpu_model)
                 h.cpu_model = strdup(u.machine);
         h.ncpus = map->ncpus;
@@ -267,6 +277,14 @@ static int record_start(struct manager *m)
 static uint64_t interval_usec(const struct manager *m)
 {
         return (uint64_t)(m->conf.interval_ns / NSEC_PER_USEC);
+}
+
+/* Every tick sampled, the timer's and run boundaries': to subscribers. */
+static void on_sampled(void *userdata, const struct tick *t)
+{
+        struct manager *m = userdata;
+
+        subscribe_tick(m->subs, t, m->runs);
 }
 
 static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
@@ -452,6 +470,7 @@ struct manager *manager_free(struct manager *m)
         if (!m)
                 return NULL;
         ctl_server_free(m->ctl);
+        subscribe_free(m->subs);        /* after the streams ended */
         runs_free(m->runs);
         sd_event_source_unref(m->tick_src);
         sd_event_source_unref(m->checkpoint_src);
@@ -463,6 +482,8 @@ struct manager *manager_free(struct manager *m)
         conf_free(&m->conf);
         not_applied_clear(m);
         conf_source_free(&m->source);
+        free(m->sysroot);
+        free(m->procroot);
         if (m->ready_fd >= 0)
                 close(m->ready_fd);
         free(m);
@@ -497,7 +518,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         _cleanup_free_ char *db_path = NULL;
         bool db_created = false;
         struct manager *m;
-        struct sampler_config sc = { .sysroot = "/sys", .procroot = "/proc", .mount_tracefs = true };
+        struct sampler_config sc = { 0 };
         const char *cmd;
         sigset_t ss;
         int r;
@@ -512,7 +533,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (!m)
                 return -ENOMEM;
         m->ready_fd = opts->ready_fd;
-        r = conf_copy(&m->conf, conf);
+        m->sysroot = strdup(opts->sysroot ?: "/sys");
+        m->procroot = strdup(opts->procroot ?: "/proc");
+        r = m->sysroot && m->procroot ? conf_copy(&m->conf, conf) : -ENOMEM;
         if (r >= 0)
                 r = conf_source_copy(&m->source, &opts->source);
         if (r < 0) {
@@ -542,6 +565,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         }
 
         memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
+        sc.sysroot = m->sysroot;
+        sc.procroot = m->procroot;
+        sc.mount_tracefs = !opts->sysroot;      /* never mount anything under a fixture tree */
         sc.simulate_cpus = opts->simulate_cpus;
         r = sampler_new(&sc, &m->sampler, ret_err);
         if (r < 0)
@@ -556,6 +582,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
         if (r < 0)
                 goto fail;
+        writer_set_tick_hook(m->writer, on_sampled, m);
         r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
@@ -581,6 +608,8 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (r < 0)
                 goto fail;
         r = ctl_server_new(m->event, m->conf.socket, requests_handle, m, &m->ctl, ret_err);
+        if (r >= 0)
+                r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);
         if (r < 0)
                 goto fail;
         set_control_group(m);

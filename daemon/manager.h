@@ -14,6 +14,8 @@ struct manager_options {
         struct conf_source source;      /* where conf came from; read again on SIGHUP */
         int ready_fd;                   /* write "ok" or an error here once ready, or -1 */
         int simulate_cpus;              /* --simulate-cpus: 0, or CPUs to simulate */
+        const char *sysroot;            /* where sysfs is: NULL for "/sys" (tests: a fixture tree) */
+        const char *procroot;           /* where procfs is: NULL for "/proc" */
 };
 
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err);
@@ -29,8 +31,11 @@ struct writer *manager_writer(struct manager *m);
 struct retain_sched *manager_retain(struct manager *m);
 const struct conf *manager_conf(struct manager *m);
 const char *manager_status(struct manager *m);
+const char *manager_sysroot(struct manager *m);
+const char *manager_procroot(struct manager *m);
 int64_t manager_host_id(struct manager *m);
 int64_t manager_tick_late_max(struct manager *m);       /* the latest a tick ran after its time, ns */
+struct subscribers *manager_subscribers(struct manager *m);      /* subscribe.c: the pushed ticks */
 /* Read the configuration again (SIGHUP, the reload request).  A broken
  * one is refused (-EINVAL, *ret_err says file:line) and the running one
  * stays; only -ENOMEM is fatal. */

@@ -23,6 +23,7 @@
 #include "requests.h"
 #include "retain-sched.h"
 #include "runs.h"
+#include "subscribe.h"
 #include "timeutil.h"
 #include "writer.h"
 
@@ -107,7 +108,8 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
 static int runs_env_fill(struct manager *m, struct runs_env *env, char **ret_err)
 {
         *env = (struct runs_env){ .store = manager_store(m), .sampler = manager_sampler(m),
-                                  .host = manager_host_id(m), .interval_ns = manager_conf(m)->interval_ns };
+                                  .host = manager_host_id(m), .interval_ns = manager_conf(m)->interval_ns,
+                                  .sysroot = manager_sysroot(m), .procroot = manager_procroot(m) };
         return writer_snapshot(manager_writer(m), &env->pt, ret_err);
 }
 
@@ -172,6 +174,7 @@ static json_t *handle_run_mark(struct manager *m, const struct proto_request *re
         (void)fd, (void)peer;
         if (runs_mark(manager_runs(m), manager_store(m), req->name, req->text, &run, &t, ret_err) < 0)
                 return NULL;
+        subscribe_mark(manager_subscribers(m), run, t, req->text);     /* shown with its run */
         return json_pack("{s:{s:s,s:o,s:s}}", "mark", "run", run, "time", time_json(t), "text", req->text);
 }
 
@@ -224,7 +227,8 @@ static json_t *handle_import(struct manager *m, const struct proto_request *req,
 }
 
 /* Every command of proto.h, by its enum; requests_check() makes sure
- * none is left out. */
+ * none is left out.  A stream's (subscribe) is subscribe.c's, which ctl.c
+ * calls with the connection. */
 static const request_fn handlers[_CMD_MAX] = {
         [CMD_STATUS] = handle_status,
         [CMD_RUN_START] = handle_run_start,
@@ -238,7 +242,7 @@ static const request_fn handlers[_CMD_MAX] = {
 int requests_check(const char **ret_cmd)
 {
         for (int c = 0; c < _CMD_MAX; c++)
-                if (!handlers[c]) {
+                if (!handlers[c] && !proto_cmd_is_stream(c)) {
                         *ret_cmd = proto_cmd_name(c);
                         return -ENOSYS;
                 }

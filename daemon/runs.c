@@ -283,7 +283,7 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
         extra[0] = (struct store_kv){ "interval", iv };
         extra[1] = (struct store_kv){ "scalemond_version", PACKAGE_VERSION };
         extra[2] = (struct store_kv){ "metrics_unavailable", unavail[0] ? unavail : "none" };
-        e = context_capture("/sys", "/proc", extra, 3, &ctx, &nctx);
+        e = context_capture(env->sysroot, env->procroot, extra, 3, &ctx, &nctx);
         if (e < 0) {
                 *ret_err = errf("cannot record the run's context: %s", strerror(-e));
                 return e;

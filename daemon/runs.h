@@ -35,6 +35,7 @@ struct runs_env {
         const struct sampler *sampler;
         int64_t host;                   /* host id of this machine */
         int64_t interval_ns;
+        const char *sysroot, *procroot; /* where a run's context is read */
         struct snapshot_point pt;
 };
 

@@ -28,6 +28,8 @@ struct writer {
         const struct conf *conf;           /* backlog_limit, wal_limit: the manager's, changed on reload */
         writer_catalogue_fn on_catalogue;
         void *userdata;
+        writer_tick_fn on_tick;            /* writer_set_tick_hook() */
+        void *tick_userdata;
 
         int64_t *cpu_vals;                 /* write_batch()'s per-CPU row of one metric */
         bool *cpu_nulls;
@@ -146,6 +148,12 @@ static void compact(struct writer *w, struct tick *t)
         }
 }
 
+void writer_set_tick_hook(struct writer *w, writer_tick_fn fn, void *userdata)
+{
+        w->on_tick = fn;
+        w->tick_userdata = userdata;
+}
+
 int writer_sample(struct writer *w)
 {
         struct tick *t;
@@ -176,6 +184,8 @@ int writer_sample(struct writer *w)
         }
         if (r > 0) {
                 compact(w, t);
+                if (w->on_tick)
+                        w->on_tick(w->tick_userdata, t);
                 w->backlog_bytes += tick_bytes(t);
                 w->nbatch++;
                 w->nsamples++;

@@ -30,6 +30,11 @@ int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, wr
                void *userdata, struct writer **ret);
 struct writer *writer_free(struct writer *w);
 
+/* Called with every tick sampled (the timer's and run boundaries'), once
+ * it is in the backlog: subscribe.c pushes it to subscribers. */
+typedef void (*writer_tick_fn)(void *userdata, const struct tick *t);
+void writer_set_tick_hook(struct writer *w, writer_tick_fn fn, void *userdata);
+
 /* Take one sample into the backlog (dropping its oldest eighth when it is
  * at backlog_limit).  A failed sample is logged once and skipped; only
  * -ENOMEM is returned. */

@@ -1,6 +1,7 @@
 /* metric.h - the metric catalogue: every counter scalemon knows by name.
  *
- * Names, scopes and units are part of the product contract (DESIGN.md):
+ * Names, scopes and units are part of the product contract
+ * (doc/DESIGN.md, "Names other programs rely on"):
  * they are stored in databases and used by scripts, so they never change.
  */
 #ifndef SCALEMON_METRIC_H

@@ -8,6 +8,7 @@
  *   {"cmd": "run-mark", "text": "warm-up done"}
  *   {"cmd": "status"}   {"cmd": "reload"}   {"cmd": "import"} (+ an fd)
  *   {"cmd": "run-delete", "name": "run42"}
+ *   {"cmd": "subscribe", "metrics": ["context_switches"], "per": "cpu"}
  *   {"cmd": "run-start", "name": "loop", "if_exists": "number"}  ("refuse",
  *    the default; "number": loop-2, loop-3...; "replace": a finished run)
  *
@@ -27,20 +28,24 @@
 #include "macro.h"
 #include "proto.h"
 
-/* Every command: its name on the wire, and whether it changes state (and
- * so needs a permitted peer).  Its fields are in cmd_fields[] below; its
- * handler in the daemon's requests.c. */
+/* Every command: its name on the wire, whether it changes state (and so
+ * needs a permitted peer), and whether it turns its connection into a
+ * stream of pushed lines (ctl.c's streams: subscribe).  Its fields are in
+ * cmd_fields[] below; its handler in the daemon's requests.c (a stream's
+ * in subscribe.c). */
 static const struct {
         const char *name;
         bool changes_state;
+        bool stream;
 } cmds[_CMD_MAX] = {
-        [CMD_STATUS] = { "status", false },
-        [CMD_RUN_START] = { "run-start", true },
-        [CMD_RUN_STOP] = { "run-stop", true },
-        [CMD_RUN_MARK] = { "run-mark", true },
-        [CMD_RELOAD] = { "reload", true },
-        [CMD_IMPORT] = { "import", true },
-        [CMD_RUN_DELETE] = { "run-delete", true },
+        [CMD_STATUS] = { "status", false, false },
+        [CMD_RUN_START] = { "run-start", true, false },
+        [CMD_RUN_STOP] = { "run-stop", true, false },
+        [CMD_RUN_MARK] = { "run-mark", true, false },
+        [CMD_RELOAD] = { "reload", true, false },
+        [CMD_IMPORT] = { "import", true, false },
+        [CMD_RUN_DELETE] = { "run-delete", true, false },
+        [CMD_SUBSCRIBE] = { "subscribe", false, true },
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd)
@@ -51,6 +56,11 @@ const char *proto_cmd_name(enum proto_cmd cmd)
 bool proto_cmd_changes_state(enum proto_cmd cmd)
 {
         return cmd >= _CMD_MAX || cmds[cmd].changes_state;
+}
+
+bool proto_cmd_is_stream(enum proto_cmd cmd)
+{
+        return cmd < _CMD_MAX && cmds[cmd].stream;
 }
 
 /* Run names: what a shell user types without quoting, not starting with
@@ -169,6 +179,10 @@ void proto_request_free(struct proto_request *req)
         free(req->scores);
         free(req->text);
         free(req->command);
+        for (size_t i = 0; i < req->nmetrics; i++)
+                free(req->metrics[i]);
+        free(req->metrics);
+        free(req->per);
         memset(req, 0, sizeof *req);
 }
 
@@ -227,7 +241,9 @@ static int fail(char **ret_err, const char *fmt, ...)
 #define F_COMMAND  (1u << 4)
 #define F_EXIT     (1u << 5)
 #define F_TIMES    (1u << 6)
-#define F_IF_EXISTS (1u << 7)
+#define F_METRICS  (1u << 7)
+#define F_PER      (1u << 8)
+#define F_IF_EXISTS (1u << 9)
 
 static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_STATUS] = 0,
@@ -237,6 +253,7 @@ static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_RELOAD] = 0,
         [CMD_IMPORT] = 0,
         [CMD_RUN_DELETE] = F_NAME,
+        [CMD_SUBSCRIBE] = F_METRICS | F_PER,
 };
 
 static int get_string(json_t *o, const char *key, size_t max, char **ret, char **ret_err)
@@ -283,6 +300,8 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                            : streq(key, "if_exists") ? F_IF_EXISTS
                            : streq(key, "exit_status") ? F_EXIT
                            : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
+                           : streq(key, "metrics") ? F_METRICS
+                           : streq(key, "per") ? F_PER
                            : 0;
                 if (f != ~0u && !(f & allowed))
                         return fail(ret_err, "'%s' does not take '%s'", proto_cmd_name(cmd), key);
@@ -388,6 +407,32 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                         req->has_times = true;
                 }
         }
+        if (allowed & F_METRICS) {
+                json_t *mv;
+                size_t i;
+                v = json_object_get(o, "metrics");
+                if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > PROTO_MAX_METRICS)
+                        return fail(ret_err, "'%s' needs 'metrics', an array of 1 to %d metric names",
+                                    proto_cmd_name(cmd), PROTO_MAX_METRICS);
+                req->metrics = calloc(json_array_size(v), sizeof *req->metrics);
+                if (!req->metrics)
+                        return -ENOMEM;
+                json_array_foreach(v, i, mv) {
+                        if (!json_is_string(mv) || !proto_valid_key(json_string_value(mv), &why))
+                                return fail(ret_err, "'metrics' holds metric names (as scalemonctl metrics lists them)");
+                        req->metrics[req->nmetrics] = strdup(json_string_value(mv));
+                        if (!req->metrics[req->nmetrics++])
+                                return -ENOMEM;
+                }
+        }
+        if ((allowed & F_PER) && (v = json_object_get(o, "per"))) {
+                const char *p = json_string_value(v);
+                if (!p || !(streq(p, "cpu") || streq(p, "node") || streq(p, "system")))
+                        return fail(ret_err, "'per' must be \"cpu\", \"node\" or \"system\"");
+                req->per = strdup(p);
+                if (!req->per)
+                        return -ENOMEM;
+        }
         return 0;
 }
 
@@ -421,7 +466,7 @@ int proto_parse_request(const char *line, size_t len, struct proto_request *req,
                         r = parse_fields(o, req->cmd, req, ret_err);
                         goto out;
                 }
-        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import)",
+        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import, run-delete, subscribe)",
                  json_string_value(cmd));
 out:
         json_decref(o);
@@ -466,5 +511,13 @@ json_t *proto_request_to_json(const struct proto_request *req)
                 json_object_set_new(o, "user_s", json_real(req->user_s));
                 json_object_set_new(o, "sys_s", json_real(req->sys_s));
         }
+        if (req->nmetrics) {
+                json_t *a = json_array();
+                for (size_t i = 0; i < req->nmetrics; i++)
+                        json_array_append_new(a, json_string(req->metrics[i]));
+                json_object_set_new(o, "metrics", a);
+        }
+        if (req->per)
+                json_object_set_new(o, "per", json_string(req->per));
         return o;
 }

@@ -18,6 +18,7 @@
 #define PROTO_MAX_SCORES  64
 #define PROTO_MAX_TEXT    1024
 #define PROTO_MAX_COMMAND 4096
+#define PROTO_MAX_METRICS 64            /* names in one subscribe request */
 
 enum proto_cmd {
         CMD_STATUS,     /* anyone: the daemon's state and open runs */
@@ -27,6 +28,7 @@ enum proto_cmd {
         CMD_RELOAD,     /* re-read the configuration */
         CMD_IMPORT,     /* an export document, passed as a file descriptor */
         CMD_RUN_DELETE, /* name: a finished run and what belongs to it */
+        CMD_SUBSCRIBE,  /* anyone: metrics, per; then each tick is pushed (daemon/subscribe.c) */
         _CMD_MAX,
 };
 
@@ -61,11 +63,16 @@ struct proto_request {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;   /* run-stop, from run exec */
+        char **metrics;                 /* subscribe: metric names (checked by the daemon) */
+        size_t nmetrics;
+        char *per;                      /* subscribe: "cpu", "node" or "system"; NULL: "cpu" */
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd);
 /* Does cmd change state (and so need a permitted peer)? */
 bool proto_cmd_changes_state(enum proto_cmd cmd);
+/* Does cmd turn its connection into a stream of pushed lines (subscribe)? */
+bool proto_cmd_is_stream(enum proto_cmd cmd);
 
 /* Parse and validate one request line (without its newline).  On error
  * *ret_err says what is wrong in one line; req is left empty. */

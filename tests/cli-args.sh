@@ -2,7 +2,7 @@
 # cli-args.sh - bad command lines, table-driven, for every scalemonctl verb:
 # missing, extra, empty, huge and malformed arguments, unknown options,
 # options without their value.  Each must give the exit status of the
-# contract (DESIGN.md: 2 bad usage, 1 the request failed), exactly one line
+# contract (doc/DESIGN.md: 2 bad usage, 1 the request failed), exactly one line
 # on stderr that says what is wrong (matched by a regex, at most 1024 bytes),
 # nothing on stdout, and no change to the runs in the database.  The table
 # runs against a live daemon holding two finished runs and one open run (so
@@ -154,6 +154,7 @@ table=$(cat <<'EOF'
 2|^--metric: unknown metric 'nope'|report --metric nope
 2|^--metric: unknown metric 'lock_contention' \(scalemonctl metrics lists them\); did you mean 'lock_contentions'\?$|report --metric lock_contention
 2|^--group-by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|report --group-by way
+2|^--metric: unknown metric 'contextswitches' \(scalemonctl metrics lists them\); did you mean 'context_switches'\?$|top --metric contextswitches
 2|^--group-by 'threads': no selected run has it \(tags: ways\)$|report --group-by threads
 2|^--baseline ways=16: no selected run has ways=16 \(ways: 1, 2, 4\)$|report --group-by ways --baseline ways=16
 2|^--group-by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|plot groups --group-by way
@@ -186,7 +187,7 @@ table=$(cat <<'EOF'
 2|^--by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|curve --by way
 2|^--series 'kind': no selected run has it \(tags: ways\)$|curve --by ways --series kind
 2|^--by 'wayz': no selected run has it \(tags: ways\); did you mean 'ways'\?$|plot curve --by wayz
-2|^plot needs a KIND: timeseries, heatmap, curve, groups or scatter$|plot
+2|^plot needs a KIND: timeseries, heatmap, curve, groups, scatter or explain$|plot
 2|^unknown plot kind 'pie': use timeseries|plot pie
 2|^unknown plot kind '': use timeseries|plot ""
 2|^this plot needs a METRIC|plot timeseries
@@ -204,6 +205,20 @@ table=$(cat <<'EOF'
 2|^--per 'galaxy': use system, node or cpu$|plot timeseries context_switches --per galaxy
 2|^plot writes a chart, or its data with --format json; csv does not apply$|--format csv plot timeseries context_switches
 2|^unknown option '--bogus'; try 'scalemonctl plot --help'$|plot timeseries context_switches --bogus
+2|^plot explain needs a RUN$|plot explain
+1|^no run named 'nosuch' \(see scalemonctl runs\)$|plot explain nosuch
+2|^explain needs a RUN; try 'scalemonctl explain --help'$|explain
+2|^explain takes one RUN, got also 'b' \(compare with --against RUN,...\)$|explain a b
+2|^explain '': not a run name|explain ""
+2|^--against needs RUN\[,RUN...\]$|explain a --against ,
+2|^--against 'a b': not a run name|explain b --against "a b"
+2|^unknown option '--bogus'; try 'scalemonctl explain --help'$|explain a --bogus
+2|^option '--against' needs a value; try 'scalemonctl explain --help'$|explain a --against
+2|^explain writes a table or --format json; csv does not apply$|--format csv explain a
+1|^no run named 'nosuch' \(see scalemonctl runs\)$|explain nosuch
+1|^run 'open1' is still running: explain it once it has stopped$|explain open1
+1|^run 'done1' has no siblings: no other finished run has its tags \(ways=1\); name the runs|explain done1
+1|^--against: run 'open1' is still running$|explain done1 --against open1
 2|^export takes no arguments|export extra
 2|^option '--since' needs a value; try|export --since
 2|^--tag 'ways': expected KEY=VALUE$|export --tag ways

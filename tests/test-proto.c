@@ -48,6 +48,10 @@ int main(void)
         good("{\"cmd\":\"run-mark\",\"text\":\"warm-up done\"}", CMD_RUN_MARK, NULL);
         good("  {\"cmd\":\"reload\"}  ", CMD_RELOAD, NULL);
         good("{\"cmd\":\"import\"}", CMD_IMPORT, NULL);
+        good("{\"cmd\":\"subscribe\",\"metrics\":[\"context_switches\",\"cpu_user\"],\"per\":\"node\"}", CMD_SUBSCRIBE, NULL);
+        good("{\"cmd\":\"subscribe\",\"metrics\":[\"lock_wait_ns\"]}", CMD_SUBSCRIBE, NULL);
+        ok(!proto_cmd_changes_state(CMD_SUBSCRIBE) && proto_cmd_is_stream(CMD_SUBSCRIBE) &&
+           !proto_cmd_is_stream(CMD_STATUS), "subscribe: anyone may, and it makes a stream");
 
         bad("", "not JSON");
         bad("{\"cmd\":\"status\"", "not JSON");
@@ -73,6 +77,12 @@ int main(void)
         bad("{\"cmd\":\"run-mark\"}", "'run-mark' needs a 'text'");
         bad("{\"cmd\":\"run-mark\",\"text\":\"\"}", "'text'");
         bad("{\"cmd\":\"status\",\"name\":\"x\"}", "'status' does not take 'name'");
+        bad("{\"cmd\":\"subscribe\"}", "'subscribe' needs 'metrics'");
+        bad("{\"cmd\":\"subscribe\",\"metrics\":[]}", "an array of 1 to 64 metric names");
+        bad("{\"cmd\":\"subscribe\",\"metrics\":[7]}", "'metrics' holds metric names");
+        bad("{\"cmd\":\"subscribe\",\"metrics\":[\"a b\"]}", "'metrics' holds metric names");
+        bad("{\"cmd\":\"subscribe\",\"metrics\":[\"x\"],\"per\":\"socket\"}", "'per' must be");
+        bad("{\"cmd\":\"subscribe\",\"metrics\":[\"x\"],\"name\":\"r\"}", "'subscribe' does not take 'name'");
         bad("{\"cmd\":\"status\",\"cmd\":\"reload\"}", "not JSON");
         {
                 char big[PROTO_MAX_LINE + 10];

@@ -1,6 +1,8 @@
 /* test-sampler.c - the sampler, whole, against a fake /proc and /sys tree
  * written by this test into a temporary directory: no root, no kernel
  * counters (every perf metric is disabled, so no perf group has a member).
+ * Last, the whole daemon (manager_new/manager_run, in a child process) on
+ * the same tree, writing a real SQLite file that the test reads back.
  *
  * The test is the writer of the files, so it knows the truth: every value
  * the sampler emits must be the difference of what the files said at the
@@ -17,11 +19,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "manager.h"
 #include "metric.h"
 #include "sampler.h"
+#include "store.h"
 #include "tap.h"
 
 #define NCPUS  4
@@ -232,6 +241,188 @@ static bool has_event(const struct tick *t, const char *kind, int cpu)
                 if (strcmp(t->ev[i].kind, kind) == 0 && t->ev[i].cpu == cpu)
                         return true;
         return false;
+}
+
+/* ---- the daemon over the tree ---- */
+
+static int64_t db_count(const char *db, const char *sql)
+{
+        sqlite3 *h = NULL;
+        sqlite3_stmt *st = NULL;
+        int64_t n = -1;
+
+        if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+            sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+                n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        sqlite3_close(h);
+        return n;
+}
+
+/* The sum of a metric's stored deltas in its raw unit (cpu_* in USER_HZ
+ * ticks): one CPU, one node, or (loc < 0) the system value. */
+static int64_t db_sum(struct store *st, const char *metric, int loc, bool node)
+{
+        struct series_point *p = NULL;
+        size_t n = 0;
+        double sum = 0, scale = 1;
+        const struct metric_def *def = metric_by_name(metric);
+
+        if (store_series(st, metric, loc < 0 ? SERIES_ALL : node ? SERIES_NODE : SERIES_CPU, loc, 0, INT64_MAX, 0,
+                         &p, &n) < 0)
+                return -1;
+        for (size_t i = 0; i < n; i++)
+                sum += p[i].value;
+        free(p);
+        if (def && def->source == SRC_PROCSTAT)
+                scale = 1.0 / (double)sysconf(_SC_CLK_TCK);
+        return llround(sum / scale);
+}
+
+/* scalemond's manager, whole, on the fixture tree at a 50 ms interval:
+ * the tree changes under it (counters grow, cpu2 goes away and comes
+ * back with a jump in its counters), then SIGTERM; what the database
+ * holds must be the fixture's own deltas. */
+static void manager_over_tree(void)
+{
+        char db[300], sock[300], confpath[300], sys[300], proc[300], text[4096], ready[64] = "";
+        uint64_t base_stat[NCPUS][NFIELDS], base_vm[_M_MAX], base_numa[NNODES][_M_MAX], lost2 = 0, before2 = 0;
+        struct conf_source src = { 0 };
+        struct conf c;
+        struct store *st = NULL;
+        char *err = NULL;
+        int pfd[2], status = -1;
+        size_t len = 0;
+        pid_t pid;
+        int r;
+
+        snprintf(db, sizeof db, "%s/scalemon.db", root);
+        snprintf(sock, sizeof sock, "%s/control.sock", root);
+        snprintf(confpath, sizeof confpath, "%s/scalemon.conf", root);
+        snprintf(sys, sizeof sys, "%s/sys", root);
+        snprintf(proc, sizeof proc, "%s/proc", root);
+        /* every metric the tree can give, none from perf */
+        len = (size_t)snprintf(text, sizeof text, "interval = 50ms\ndatabase = %s\nsocket = %s\nmetrics = ", db, sock);
+        for (int m = 0, first = 1; m < _M_MAX; m++)
+                if (!metric_is_perf(&metric_table[m])) {
+                        len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", first ? "" : ", ",
+                                                metric_table[m].name);
+                        first = 0;
+                }
+        snprintf(text + len, sizeof text - len, "\n");
+        put("scalemon.conf", text);
+        src.path = confpath;
+        r = conf_read(&src, &c, &err);
+        ok(r == 0, "manager: the configuration reads%s%s", err ? ": " : "", err ? err : "");
+        if (r < 0) {
+                conf_free(&c);
+                free(err);
+                return;
+        }
+
+        node_exists[2] = false;         /* the tree the daemon starts on: 4 CPUs, nodes 0 and 1 */
+        online[0] = online[1] = online[2] = online[3] = true;
+        write_tree();
+        memcpy(base_stat, stat_v, sizeof base_stat);
+        memcpy(base_vm, vm_v, sizeof base_vm);
+        memcpy(base_numa, numa_v, sizeof base_numa);
+
+        if (pipe(pfd) < 0) {
+                printf("Bail out! pipe: %s\n", strerror(errno));
+                exit(1);
+        }
+        fflush(stdout);
+        pid = fork();
+        if (pid == 0) {
+                struct manager_options o = { .source = src, .ready_fd = pfd[1], .sysroot = sys, .procroot = proc };
+                struct manager *m = NULL;
+                close(pfd[0]);
+                r = manager_new(&c, &o, &m, &err);
+                if (r < 0) {
+                        dprintf(pfd[1], "%s", err ? err : strerror(-r));
+                        _exit(2);
+                }
+                r = manager_run(m);
+                manager_free(m);
+                _exit(r < 0 ? 1 : 0);
+        }
+        close(pfd[1]);
+        {
+                struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+                if (poll(&p, 1, 10000) > 0 && read(pfd[0], ready, sizeof ready - 1) < 0)
+                        ready[0] = 0;
+        }
+        close(pfd[0]);
+        ok(strcmp(ready, "ok") == 0, "manager: scalemond's manager starts on the fixture tree (%s)", ready);
+        if (strcmp(ready, "ok") != 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+                conf_free(&c);
+                return;
+        }
+
+        /* 3 steps, cpu2 away for 2 (its counters jump meanwhile), back for 3.
+         * The kernel makes each /proc file anew at every read; this tree's
+         * files are rewritten in place, so the daemon is stopped while the
+         * tree changes: it never reads a file half written. */
+        for (int i = 0; i < 8; i++) {
+                uint64_t v = stat_v[2][0];
+                int ws;
+
+                kill(pid, SIGSTOP);
+                waitpid(pid, &ws, WUNTRACED);
+                if (i == 3)
+                        online[2] = false;
+                if (i == 4)
+                        stat_v[2][0] += 500000;
+                if (i == 5)
+                        online[2] = true;
+                advance();
+                if (i < 3)
+                        before2 += inc_stat[2][0];
+                else if (i < 6)         /* away, and its first interval back: not counted */
+                        lost2 += stat_v[2][0] - v;
+                kill(pid, SIGCONT);
+                usleep(200000);         /* four ticks on each state of the tree */
+        }
+        kill(pid, SIGTERM);
+        waitpid(pid, &status, 0);
+        ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "manager: stops cleanly on SIGTERM (status %d)", status);
+
+        r = store_open(db, STORE_READ, &st, NULL);
+        is_int(r, 0, "manager: the database it wrote opens");
+        if (r < 0) {
+                conf_free(&c);
+                return;
+        }
+        ok(db_count(db, "SELECT count(*) FROM tick") >= 20, "manager: it wrote ticks (%lld)",
+           (long long)db_count(db, "SELECT count(*) FROM tick"));
+        for (int cpu = 0; cpu < NCPUS; cpu++) {
+                int64_t got = db_sum(st, "cpu_user", cpu, false);
+                int64_t want = (int64_t)(stat_v[cpu][0] - base_stat[cpu][0]);
+                if (cpu == 2)
+                        ok(got >= (int64_t)before2 && got <= want - (int64_t)lost2,
+                           "manager: cpu2's cpu_user %lld: at least its %llu before it left, at most all but the "
+                           "%llu of its absence and first interval back", (long long)got,
+                           (unsigned long long)before2, (unsigned long long)lost2);
+                else
+                        ok(got == want, "manager: cpu%d's cpu_user in the database = the fixture's delta (%lld, %lld)",
+                           cpu, (long long)got, (long long)want);
+        }
+        is_int(db_sum(st, "cpu_system", 0, false), (int64_t)(stat_v[0][2] - base_stat[0][2]),
+               "manager: cpu0's cpu_system = the fixture's delta");
+        is_int(db_sum(st, "thp_fault_alloc", -1, false), (int64_t)(vm_v[M_THP_FAULT_ALLOC] - base_vm[M_THP_FAULT_ALLOC]),
+               "manager: thp_fault_alloc (vmstat) = the fixture's delta");
+        for (int n = 0; n < 2; n++)
+                ok(db_sum(st, "numa_hit", n, true) == (int64_t)(numa_v[n][M_NUMA_HIT] - base_numa[n][M_NUMA_HIT]),
+                   "manager: node%d's numa_hit = the fixture's delta", n);
+        is_int(db_count(db, "SELECT count(*) FROM event WHERE kind = 'cpu-offline' AND cpu = 2"), 1,
+               "manager: one cpu-offline event for cpu2 in the database");
+        is_int(db_count(db, "SELECT count(*) FROM event WHERE kind = 'cpu-online' AND cpu = 2"), 1,
+               "manager: one cpu-online event for cpu2");
+        is_int(db_count(db, "SELECT ncpus FROM host"), NCPUS, "manager: the host row has the tree's 4 CPUs");
+        store_close(st);
+        conf_free(&c);
 }
 
 /* ---- the scenarios ---- */
@@ -488,6 +679,7 @@ int main(void)
         }
 
         simulated();
+        manager_over_tree();
 
         tick_clear(&t);
         sampler_free(s);

@@ -3,9 +3,9 @@
 # Debian's packages (Debian 12).  Runs apt-get only for what is missing.
 set -eu
 pkgs="build-essential autoconf automake pkg-config
-      libsystemd-dev libsqlite3-dev libjansson-dev libgsl-dev libsmartcols-dev
+      libsystemd-dev libsqlite3-dev libjansson-dev libgsl-dev libsmartcols-dev libncurses-dev
       sqlite3 python3 linux-perf util-linux procps
-      gnuplot-nox libxml2-utils socat systemd
+      gnuplot-nox libxml2-utils socat systemd tmux
       clang libclang-rt-14-dev"
 missing=
 for p in $pkgs; do

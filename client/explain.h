@@ -1,0 +1,145 @@
+/* explain.h - `scalemonctl explain RUN`: why this run differs from its
+ * siblings (the other runs of its group, or those named), in context, in
+ * its counters' rates, in time (phases) and in place (CPUs, nodes).
+ *
+ * explain_run_compute() (explain.c, where the method is described; the
+ * phases in explain-time.c) fills a typed result; explain-text.c writes
+ * it: summary, tables, JSON, the lines report gives a group. */
+#ifndef SCALEMON_EXPLAIN_H
+#define SCALEMON_EXPLAIN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis.h"
+#include "metric.h"
+#include "store.h"
+
+#define EXPLAIN_MAX_AGAINST     64
+#define EXPLAIN_PHASE_METRICS   6       /* counters listed per phase */
+
+struct explain_run_opts {
+        const char *against[EXPLAIN_MAX_AGAINST];       /* --against, or none: the run's group */
+        size_t nagainst;
+        const char *score;                              /* --score K, or NULL: the run's first score */
+        size_t keep_series;                             /* keep the per-tick series of this many top counters (plot) */
+        const struct analysis_run *runs;                /* or NULL: the runs to find the run, its group and
+                                                         * the stable groups in, already loaded (report's);
+                                                         * borrowed.  NULL: every run of the database */
+        size_t nruns;
+};
+
+#define EXPLAIN_KEEP_MAX        4
+#define EXPLAIN_SERIES_POINTS   300     /* kept series are averaged down to this many points */
+
+/* A top counter over time, for `plot explain`: in units of the siblings'
+ * mean rate over the run (1 = their average). */
+struct explain_run_series {
+        enum metric_id metric;
+        size_t n;
+        double *x;                      /* seconds since the start */
+        double *run, *lo, *hi;          /* the run, and the siblings' range at that offset */
+};
+
+/* A context key whose value is not the same in the run and every sibling. */
+struct explain_run_ctx {
+        char *key;
+        char *run;              /* NULL: not recorded for the run */
+        char **sib;             /* per sibling (explain_result.siblings order); NULL: not recorded */
+};
+
+struct explain_run_counter {
+        enum metric_id metric;
+        double run_rate;                /* per second over the run */
+        double sib_min, sib_max;        /* the siblings' range of it */
+        bool has_per_score;             /* the run and a sibling have the score */
+        double run_per_score, sib_ps_min, sib_ps_max;
+        double excess;                  /* ln distance outside the siblings' range: > 0 above, < 0 below, 0 inside */
+        double spread;                  /* the counter's own spread (SD of ln rate) it is measured in */
+        const char *spread_from;        /* "stable groups", "siblings", "floor" or "counting noise" */
+        double score;                   /* excess / spread */
+        int consistent;                 /* 1 yes, 0 no, -1 cannot tell (no score) */
+        int direction;                  /* -1: more of it with a lower score; +1: with a higher one */
+        size_t agree, nruns;            /* runs whose rank by the counter matches their rank by score */
+};
+
+struct explain_run_phase_metric {
+        enum metric_id metric;
+        int node;                       /* -1: machine-wide; else found on this node alone */
+        double ratio;                   /* run / siblings' median over the phase (on that node) */
+};
+
+struct explain_run_phase {
+        double start_s, dur_s;          /* offset from the run's start, length */
+        struct explain_run_phase_metric m[EXPLAIN_PHASE_METRICS];
+        size_t nm;
+        int place_metric;               /* the cpu counter cpus/nodes are from, or -1 */
+        int *cpus, *nodes;              /* that carry the difference */
+        size_t ncpus, nnodes;
+};
+
+struct explain_run_result {
+        char *run;
+        double run_dur_s;
+        double run_score;               /* NAN if none */
+        char **siblings;
+        size_t nsib;
+        bool siblings_given;            /* --against, not the group */
+        char *score_key;                /* NULL: no score */
+        struct explain_run_ctx *ctx;
+        size_t nctx;
+        struct explain_run_counter *counters;       /* largest |score| first */
+        size_t ncounters;
+        const char *spread_note;        /* how the spreads were found */
+        bool have_series;               /* per-tick series for the run and a sibling */
+        char phases_why[160];           /* why there is no time analysis */
+        double tick_s;
+        struct explain_run_phase *phases;   /* by start */
+        size_t nphases;
+        int place_metric;               /* the top counter, for the whole run's place, or -1 */
+        int *cpus, *nodes;
+        size_t ncpus, nnodes;
+        char *summary;
+        struct explain_run_series series[EXPLAIN_KEEP_MAX];        /* with opts.keep_series */
+        size_t nseries;
+};
+
+/* Explain run against its siblings.  Errors (with a one-line message in
+ * *ret_err): -ENOENT the run or an --against run does not exist; -EBUSY
+ * the run is still running; -ENODATA no siblings; -EINVAL the run named
+ * in its own --against; -ENOMEM; other -errno from the store. */
+int explain_run_compute(struct store *s, const char *run, const struct explain_run_opts *o, struct explain_run_result *ret,
+                    char **ret_err);
+void explain_run_free(struct explain_run_result *r);
+
+/* The summary paragraph of r (malloc'd); -ENOMEM. */
+int explain_run_summary(const struct explain_run_result *r, char **ret);
+
+/* {"run", "siblings", "context_differs", "counters", "phases", "summary", ...}: DESIGN.md */
+json_t *explain_run_json(const struct explain_run_result *r);
+
+/* For report --group-by: the lowest-scoring of the runs runs[idx[0..n)]
+ * (by score_key) explained against the others of them, with runs[0..nruns)
+ * (report's, loaded) for the stable groups.  -ENODATA: fewer than two of
+ * them have the score. */
+int explain_run_lowest(struct store *s, const struct analysis_run *runs, size_t nruns, const size_t *idx, size_t n,
+                       const char *score_key, struct explain_run_result *ret, char **ret_err);
+
+/* {"run", "siblings", "summary", "lines": [TEXT], "counters": [the first
+ * three, as in explain_run_json()], "phases": [...]} */
+json_t *explain_run_brief_json(const struct explain_run_result *r);
+
+/* The result in one or two lines, for report --group-by: the context
+ * that differs and the top counters (line1), the strongest phase (line2,
+ * empty if none). */
+void explain_run_brief(const struct explain_run_result *r, char *line1, size_t len1, char *line2, size_t len2);
+
+/* --against RUN[,RUN...] into o (arg is cut in place and must outlive
+ * o); 0, or EXIT_USAGE after printing why. */
+int explain_run_parse_against(struct explain_run_opts *o, char *arg);
+
+/* "0-3,8" */
+void explain_run_format_cpus(const int *c, size_t n, char *buf, size_t len);
+
+#endif

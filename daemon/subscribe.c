@@ -1,0 +1,411 @@
+/* subscribe.c - push each tick to the clients that subscribed.
+ *
+ * A client that wants to watch the counters live (scalemonctl top, the
+ * live line of run exec) sends one request on its own connection:
+ *
+ *   {"cmd": "subscribe", "metrics": ["context_switches", ...], "per": "cpu"}
+ *
+ * and gets {"ok": true, "subscribed": {...}} (the interval, the CPU map
+ * and, per metric asked, its unit, scope, the shape of its values and
+ * whether it is available), then one line per tick, as the tick ends:
+ *
+ *   {"tick": {"start", "end", "start_ns", "end_ns", "interval_s"},
+ *    "values": {METRIC: [v, ...] | v},
+ *    "runs": [{"name", "start", "elapsed_s", "mark": {"text", "time"}}]}
+ *
+ * Values are the interval's deltas in the catalogue's unit: an array per
+ * CPU (null for an offline CPU or a group multiplexed out) or per node for
+ * cpu and node metrics, one number for system ones and with "per":
+ * "system".  A rate is a delta divided by the tick's interval_s.  Sending
+ * it again on the same connection changes what it gets.
+ *
+ * The daemon never waits for a subscriber: ctl.c sends what the socket
+ * takes and keeps the rest up to CTL_MAX_STREAM_OUTPUT (its invariant 5),
+ * then drops the subscriber with a log line.  Without subscribers a tick
+ * costs one test of a pointer here.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "subscribe.h"
+#include "timeutil.h"
+
+#define MAX_MARKS 64            /* open runs whose last mark is kept */
+#define REAL_DIGITS 10          /* significant digits of a pushed value */
+
+enum per { PER_CPU, PER_NODE, PER_SYSTEM };
+static const char *const per_names[] = { [PER_CPU] = "cpu", [PER_NODE] = "node", [PER_SYSTEM] = "system" };
+
+struct subscriber {
+        struct ctl_stream *st;
+        bool want[_M_MAX];              /* asked for (available or not) */
+        enum per per;
+        char *line;                     /* this tick's line, or NULL */
+        size_t len;
+        struct subscriber *next;
+};
+
+struct last_mark {
+        char *run;
+        char *text;
+        int64_t time;                   /* ns since the epoch */
+};
+
+struct subscribers {
+        const struct sampler *sampler;
+        const int64_t *interval_ns;
+        struct subscriber *list;
+        struct last_mark marks[MAX_MARKS];
+        size_t nmarks;
+        double *vals;                   /* this tick, [_M_MAX * nloc], catalogue unit */
+        bool *nulls;                    /* not counted, [_M_MAX * nloc] */
+        size_t cap;
+};
+
+static void mark_clear(struct last_mark *mk)
+{
+        free(mk->run);
+        free(mk->text);
+        memset(mk, 0, sizeof *mk);
+}
+
+static struct subscriber *find(struct subscribers *s, struct ctl_stream *st, struct subscriber ***ret_pp)
+{
+        for (struct subscriber **pp = &s->list; *pp; pp = &(*pp)->next)
+                if ((*pp)->st == st) {
+                        if (ret_pp)
+                                *ret_pp = pp;
+                        return *pp;
+                }
+        return NULL;
+}
+
+static void on_gone(void *userdata, struct ctl_stream *st)
+{
+        struct subscribers *s = userdata;
+        struct subscriber **pp, *sub = find(s, st, &pp);
+
+        if (!sub)
+                return;
+        *pp = sub->next;
+        free(sub->line);
+        free(sub);
+}
+
+static json_t *metric_json(const struct subscribers *s, int id, enum per per)
+{
+        const struct metric_def *d = &metric_table[id];
+        const char *loc = d->scope == SCOPE_SYSTEM || per == PER_SYSTEM ? "system"
+                        : d->scope == SCOPE_NODE || per == PER_NODE ? "node" : "cpu";
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "name", d->name, "unit", d->unit, "scope",
+                              metric_scope_name(d->scope), "values", loc, "available",
+                              sampler_available(s->sampler, id));
+
+        if (o && !sampler_available(s->sampler, id))
+                json_object_set_new(o, "why", json_string(sampler_why(s->sampler, id) ? sampler_why(s->sampler, id)
+                                                                                      : "not enabled"));
+        return o;
+}
+
+static json_t *on_subscribe(void *userdata, const struct proto_request *req, struct ctl_stream *st,
+                            const struct ucred *peer, char **ret_err)
+{
+        struct subscribers *s = userdata;
+        const struct cpumap *map = sampler_cpumap(s->sampler);
+        struct subscriber *sub;
+        bool want[_M_MAX] = { false };
+        enum per per = PER_CPU;
+        json_t *metrics, *node_of, *online, *reply;
+
+        for (size_t i = 0; i < req->nmetrics; i++) {
+                int id = metric_id_by_name(req->metrics[i]);
+                if (id < 0) {
+                        if (asprintf(ret_err, "unknown metric '%s' (scalemonctl metrics lists them)",
+                                     req->metrics[i]) < 0)
+                                *ret_err = NULL;
+                        return NULL;
+                }
+                want[id] = true;
+        }
+        if (req->per)
+                per = streq(req->per, "node") ? PER_NODE : streq(req->per, "system") ? PER_SYSTEM : PER_CPU;
+
+        metrics = json_array();
+        node_of = json_array();
+        online = json_array();
+        for (int i = 0; i < _M_MAX; i++)
+                if (want[i])
+                        json_array_append_new(metrics, metric_json(s, i, per));
+        for (int c = 0; c < map->ncpus; c++) {
+                json_array_append_new(node_of, json_integer(map->node[c]));
+                json_array_append_new(online, json_boolean(map->online[c]));
+        }
+        reply = json_pack("{s:{s:s,s:f,s:i,s:i,s:o,s:o,s:i,s:o}}", "subscribed", "per", per_names[per], "interval_s",
+                          (double)*s->interval_ns / 1e9, "cpus", map->ncpus, "nodes", map->nnodes, "node_of", node_of,
+                          "online", online, "max_unsent_bytes", CTL_MAX_STREAM_OUTPUT, "metrics", metrics);
+        if (!reply)
+                return NULL;
+
+        sub = find(s, st, NULL);
+        if (!sub) {
+                sub = calloc(1, sizeof *sub);
+                if (!sub) {
+                        json_decref(reply);
+                        return NULL;
+                }
+                sub->st = st;
+                sub->next = s->list;
+                s->list = sub;
+                log_debug("control: pid %d (uid %u) subscribed to %zu metric%s per %s", (int)peer->pid,
+                          (unsigned)peer->uid, req->nmetrics, req->nmetrics == 1 ? "" : "s", per_names[per]);
+        }
+        memcpy(sub->want, want, sizeof want);
+        sub->per = per;
+        return reply;
+}
+
+int subscribe_new(struct ctl_server *ctl, const struct sampler *sm, const int64_t *interval_ns,
+                  struct subscribers **ret)
+{
+        struct subscribers *s = calloc(1, sizeof *s);
+
+        if (!s)
+                return -ENOMEM;
+        s->sampler = sm;
+        s->interval_ns = interval_ns;
+        ctl_server_set_stream(ctl, on_subscribe, on_gone, s);
+        *ret = s;
+        return 0;
+}
+
+struct subscribers *subscribe_free(struct subscribers *s)
+{
+        if (!s)
+                return NULL;
+        while (s->list)
+                on_gone(s, s->list->st);
+        for (size_t i = 0; i < s->nmarks; i++)
+                mark_clear(&s->marks[i]);
+        free(s->vals);
+        free(s->nulls);
+        free(s);
+        return NULL;
+}
+
+void subscribe_mark(struct subscribers *s, const char *run, int64_t time, const char *text)
+{
+        struct last_mark *slot = NULL;
+
+        if (!s || !run || !text)
+                return;
+        for (size_t i = 0; i < s->nmarks && !slot; i++)
+                if (streq(s->marks[i].run, run))
+                        slot = &s->marks[i];
+        if (!slot) {
+                if (s->nmarks == MAX_MARKS) {
+                        /* the oldest entry gives way */
+                        mark_clear(&s->marks[0]);
+                        memmove(s->marks, s->marks + 1, (MAX_MARKS - 1) * sizeof *s->marks);
+                        memset(&s->marks[MAX_MARKS - 1], 0, sizeof *s->marks);
+                        s->nmarks--;
+                }
+                slot = &s->marks[s->nmarks];
+                slot->run = strdup(run);
+                if (!slot->run)
+                        return;
+                s->nmarks++;
+        }
+        free(slot->text);
+        slot->text = strdup(text);
+        slot->time = time;
+}
+
+/* The open runs, with elapsed time at end_ns and last mark; marks of runs
+ * no longer open are forgotten. */
+static json_t *time_json(int64_t t)
+{
+        char buf[40];
+
+        time_format_rfc3339(t, buf, sizeof buf);
+        return json_string(buf);
+}
+
+static json_t *runs_json(struct subscribers *s, const struct runs *rs, int64_t end_ns)
+{
+        json_t *a = json_array();
+        size_t k = 0;
+
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < runs_count(rs); i++) {
+                int64_t t0;
+                const char *name = runs_name(rs, i, &t0);
+                json_t *r = json_pack("{s:s,s:o,s:f}", "name", name, "start", time_json(t0), "elapsed_s",
+                                      (double)(end_ns - t0) / 1e9);
+
+                for (size_t m = 0; r && m < s->nmarks; m++)
+                        if (streq(s->marks[m].run, name) && s->marks[m].text)
+                                json_object_set_new(r, "mark", json_pack("{s:s,s:o}", "text", s->marks[m].text,
+                                                                         "time", time_json(s->marks[m].time)));
+                json_array_append_new(a, r);
+        }
+        for (size_t m = 0; m < s->nmarks; m++) {
+                bool open = false;
+                for (size_t i = 0; i < runs_count(rs); i++)
+                        open |= streq(runs_name(rs, i, NULL), s->marks[m].run);
+                if (open)
+                        s->marks[k++] = s->marks[m];
+                else
+                        mark_clear(&s->marks[m]);
+        }
+        for (size_t m = k; m < s->nmarks; m++)
+                memset(&s->marks[m], 0, sizeof s->marks[m]);
+        s->nmarks = k;
+        return a;
+}
+
+static json_t *number(double v, double scale)
+{
+        return scale == 1.0 ? json_integer((json_int_t)v) : json_real(v);
+}
+
+/* One metric's values for a subscriber, from the dense arrays. */
+static json_t *values_json(struct subscribers *s, int id, enum per per)
+{
+        const struct cpumap *map = sampler_cpumap(s->sampler);
+        const struct metric_def *d = &metric_table[id];
+        int nloc = sampler_nloc(s->sampler);
+        const double *v = s->vals + (size_t)id * (size_t)nloc;
+        const bool *nul = s->nulls + (size_t)id * (size_t)nloc;
+        double scale = sampler_scale(s->sampler, id), sum = 0;
+        int n = d->scope == SCOPE_CPU ? map->ncpus : d->scope == SCOPE_NODE ? map->nnodes : 1;
+        json_t *a;
+
+        if (d->scope == SCOPE_SYSTEM || per == PER_SYSTEM) {
+                bool any = false;
+                for (int l = 0; l < n; l++)
+                        if (!nul[l]) {
+                                sum += v[l];
+                                any = true;
+                        }
+                return any ? number(sum, scale) : json_null();
+        }
+        a = json_array();
+        if (d->scope == SCOPE_CPU && per == PER_NODE) {
+                for (int nd = 0; nd < map->nnodes; nd++) {
+                        bool any = false;
+                        sum = 0;
+                        for (int c = 0; c < map->ncpus; c++)
+                                if (map->node[c] == nd && !nul[c]) {
+                                        sum += v[c];
+                                        any = true;
+                                }
+                        json_array_append_new(a, any ? number(sum, scale) : json_null());
+                }
+                return a;
+        }
+        for (int l = 0; l < n; l++)
+                json_array_append_new(a, nul[l] ? json_null() : number(v[l], scale));
+        return a;
+}
+
+static char *tick_line(struct subscribers *s, const struct subscriber *sub, const struct tick *t, json_t *runs,
+                       size_t *ret_len)
+{
+        char a[40], b[40];
+        json_t *o, *values = json_object();
+        char *line;
+
+        time_format_rfc3339(t->t, a, sizeof a);
+        time_format_rfc3339(t->t + t->dur, b, sizeof b);
+        for (int i = 0; i < _M_MAX; i++)
+                if (sub->want[i] && sampler_available(s->sampler, i))
+                        json_object_set_new(values, metric_table[i].name, values_json(s, i, sub->per));
+        o = json_pack("{s:{s:s,s:s,s:I,s:I,s:f},s:o,s:O}", "tick", "start", a, "end", b, "start_ns",
+                      (json_int_t)t->t, "end_ns", (json_int_t)(t->t + t->dur), "interval_s", (double)t->dur / 1e9,
+                      "values", values, "runs", runs);
+        if (!o)
+                return NULL;
+        line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(REAL_DIGITS));
+        json_decref(o);
+        if (line)
+                *ret_len = strlen(line);
+        return line;
+}
+
+/* This tick's deltas, dense and in the catalogue unit; zeros are not
+ * in t (the manager compacts them away), nulls are. */
+static int densify(struct subscribers *s, const struct tick *t)
+{
+        const struct cpumap *map = sampler_cpumap(s->sampler);
+        size_t nloc = (size_t)sampler_nloc(s->sampler), need = (size_t)_M_MAX * nloc;
+
+        if (need > s->cap) {
+                double *v = realloc(s->vals, need * sizeof *v);
+                bool *n;
+                if (!v)
+                        return -ENOMEM;
+                s->vals = v;
+                n = realloc(s->nulls, need * sizeof *n);
+                if (!n)
+                        return -ENOMEM;
+                s->nulls = n;
+                s->cap = need;
+        }
+        memset(s->vals, 0, need * sizeof *s->vals);
+        memset(s->nulls, 0, need * sizeof *s->nulls);
+        /* an offline CPU has no value, not a zero */
+        for (int i = 0; i < _M_MAX; i++)
+                if (metric_table[i].scope == SCOPE_CPU)
+                        for (int c = 0; c < map->ncpus && (size_t)c < nloc; c++)
+                                s->nulls[(size_t)i * nloc + (size_t)c] = !map->online[c];
+        for (size_t k = 0; k < t->nv; k++) {
+                const struct sample_value *sv = &t->v[k];
+                size_t at = (size_t)sv->metric * nloc + (size_t)MAX(sv->loc, 0);
+                if (sv->loc >= (int)nloc)
+                        continue;
+                s->nulls[at] = sv->null;
+                s->vals[at] = sv->null ? 0 : (double)sv->value * sampler_scale(s->sampler, sv->metric);
+        }
+        return 0;
+}
+
+void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs)
+{
+        struct subscriber *sub, *next;
+        json_t *runs;
+
+        if (!s || !s->list)
+                return;
+        if (densify(s, t) < 0)
+                return;
+        runs = runs_json(s, rs, t->t + t->dur);
+        if (!runs)
+                return;
+        /* one encoding per distinct request */
+        for (sub = s->list; sub; sub = sub->next) {
+                const struct subscriber *same = NULL;
+                for (const struct subscriber *o = s->list; o != sub && !same; o = o->next)
+                        if (o->line && o->per == sub->per && memcmp(o->want, sub->want, sizeof sub->want) == 0)
+                                same = o;
+                if (same) {
+                        sub->line = strndup(same->line, same->len);
+                        sub->len = sub->line ? same->len : 0;
+                } else
+                        sub->line = tick_line(s, sub, t, runs, &sub->len);
+        }
+        json_decref(runs);
+        /* a send may drop its subscriber (on_gone): take next first */
+        for (sub = s->list; sub; sub = next) {
+                char *line = TAKE_PTR(sub->line);
+                next = sub->next;
+                if (line)
+                        ctl_stream_send(sub->st, line, sub->len);
+                free(line);
+        }
+}
