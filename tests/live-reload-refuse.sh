@@ -35,7 +35,7 @@ ok 0 "scalemond started on $DB from $CONF"
 # reload with another database: said, not applied, the running one kept
 printf 'interval = 100ms\ndatabase = %s\n' "$NEWDB" >"$CONF"
 out=$(ctl reload 2>&1); rc=$?
-diag "$out"
+echo "$out" | sed "s/^/# /"
 [ $rc = 0 ] && echo "$out" | grep -q "^reloaded: "; ok $? "reload with a new database path succeeds (exit $rc)"
 echo "$out" | grep -qx "not applied: database = $NEWDB (the database is opened once, at start: restart scalemond); still $DB"
 ok $? "and says the database is not applied, why, and which one is still written"
