@@ -45,12 +45,11 @@ bool group_opts_lower_is_better(const struct group_opts *go, const char *key)
         return false;
 }
 
-/* The run's value of a grouping key: a tag.  (--group-by host and
- * CONTEXT_KEY extend this one function: the run's host name, then its
- * context value, then its tag.) */
+/* The run's value of a grouping key, "" if it has none.  (--group-by host
+ * and CONTEXT_KEY extend analysis_group_value()'s table in group-keys.c.) */
 static const char *group_tag(const struct analysis_run *r, const char *key)
 {
-        const char *v = analysis_tag_value(&r->d, key);
+        const char *v = analysis_group_value(r, key);
         return v ? v : "";
 }
 

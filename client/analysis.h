@@ -74,6 +74,9 @@ void analysis_compute(struct analysis_run *r);
 double analysis_duration_s(const struct run_info *ri);
 const char *analysis_context_value(const struct run_detail *d, const char *key);
 const char *analysis_tag_value(const struct run_detail *d, const char *key);
+/* The run's value of a --group-by key, or NULL if it has none (group-keys.c:
+ * its sources, in order, are a table there). */
+const char *analysis_group_value(const struct analysis_run *r, const char *key);
 /* The run's tag key as a number > 0 (threads, vcpus, ways)? */
 bool analysis_numeric_tag(const struct analysis_run *r, const char *key, double *ret);
 const struct store_score *analysis_find_score(const struct run_detail *d, const char *key);

@@ -330,7 +330,9 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         if (r == 0)
                 r = run_select_load(ctl, &sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
         run_select_free(&sel);
-        if (r || (r = run_select_score(runs, n, by, score, &score)))
+        if (r || (r = run_select_check_key(runs, n, by, "--by")) ||
+            (series && (r = run_select_check_key(runs, n, series, "--series"))) ||
+            (r = run_select_score(runs, n, by, score, &score)))
                 goto out;
         co.lower_is_better = curve_lower_is_better(lower, runs, n, score);
         if (co.lower_is_better && co.work == CURVE_WORK_UNKNOWN) {

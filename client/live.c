@@ -113,6 +113,12 @@ int live_fd(const struct live *lv)
         return lv && lv->sub ? sub_fd(lv->sub) : -1;
 }
 
+void live_set_name(struct live *lv, const char *name)
+{
+        if (lv)
+                snprintf(lv->name, sizeof lv->name, "%s", name);
+}
+
 static bool run_open(const struct sub_tick *t, const char *name)
 {
         for (size_t i = 0; i < t->nruns; i++)

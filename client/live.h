@@ -14,6 +14,9 @@ struct live;
  * subscription; call before starting the run (the line counts the ticks
  * that have the run open).  NULL: no live line. */
 struct live *live_new(struct ctl *ctl, const char *name);
+/* The run is recorded under another name (run exec --name-suffix): follow
+ * that one.  Accepts NULL. */
+void live_set_name(struct live *lv, const char *name);
 /* Clears the line.  Accepts NULL. */
 struct live *live_free(struct live *lv);
 /* The descriptor to poll for ticks, or -1. */

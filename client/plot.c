@@ -22,6 +22,7 @@
 #include "proto.h"
 #include "selection.h"
 #include "stats.h"
+#include "suggest.h"
 #include "timeutil.h"
 #include "verbs.h"
 
@@ -120,8 +121,11 @@ static const struct metric_def *need_metric(const char *m, int *r)
         const struct metric_def *def = m ? metric_by_name(m) : NULL;
         if (!m)
                 *r = ctl_fail(EXIT_USAGE, "this plot needs a METRIC (scalemonctl metrics lists them)");
-        else if (!def)
-                *r = ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)", m);
+        else if (!def) {
+                char hint[160];
+                *r = ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)%s", m,
+                              suggest_metric_hint(m, hint, sizeof hint));
+        }
         return def;
 }
 
@@ -315,7 +319,9 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
                 return ctl_fail(EXIT_USAGE, "plot curve needs --by TAG, the tag that holds N");
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        if ((r = run_select_score(runs, n, o->by, o->score, &score)) == 0) {
+        if ((r = run_select_check_key(runs, n, o->by, "--by")) == 0 &&
+            (!o->series || (r = run_select_check_key(runs, n, o->series, "--series")) == 0) &&
+            (r = run_select_score(runs, n, o->by, o->score, &score)) == 0) {
                 co.lower_is_better = curve_lower_is_better(o->lower, runs, n, score);
                 if (co.lower_is_better && co.work == CURVE_WORK_UNKNOWN)
                         r = curve_refuse_time(score);
@@ -377,7 +383,8 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct chart *p)
                 return ctl_fail(EXIT_USAGE, "plot groups needs --group-by TAG[,TAG...]");
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_NODE, &runs, &n)))
                 return r;
-        if ((r = run_select_score(runs, n, NULL, o->score, &score)) == 0 && analysis_groups(runs, n, &o->go, &gr) < 0)
+        if ((r = run_select_check_groups(runs, n, &o->go, "--group-by")) == 0 &&
+            (r = run_select_score(runs, n, NULL, o->score, &score)) == 0 && analysis_groups(runs, n, &o->go, &gr) < 0)
                 r = ctl_fail(EXIT_FAILED, "out of memory");
         if (r) {
                 analysis_unload(runs, n);
@@ -458,7 +465,8 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
                 return r;
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
                 return r;
-        if ((r = run_select_score(runs, n, NULL, o->score, &score))) {
+        if ((r = run_select_check_groups(runs, n, &o->go, "--group-by")) ||
+            (r = run_select_score(runs, n, NULL, o->score, &score))) {
                 analysis_unload(runs, n);
                 return r;
         }

@@ -9,6 +9,7 @@
 #include "output.h"
 #include "selection.h"
 #include "sock.h"
+#include "suggest.h"
 #include "timeutil.h"
 #include "verbs.h"
 
@@ -144,8 +145,11 @@ int verb_query(struct ctl *ctl, int argc, char **argv)
                 return ctl_fail(EXIT_USAGE, "query takes one METRIC, got also '%s'", argv[optind + 1]);
         metric = argv[optind];
         def = metric_by_name(metric);
-        if (!def)
-                return ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)", metric);
+        if (!def) {
+                char hint[160];
+                return ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)%s", metric,
+                                suggest_metric_hint(metric, hint, sizeof hint));
+        }
         if ((cpu >= 0) + (node >= 0) + per_given > 1)
                 return ctl_fail(EXIT_USAGE, "use only one of --cpu, --node and --per");
         if (cpu >= 0 && def->scope != SCOPE_CPU)
@@ -233,11 +237,20 @@ int verb_query(struct ctl *ctl, int argc, char **argv)
                         r = ctl_fail(EXIT_FAILED, "out of memory");
                         goto out;
                 }
+                /* below a second (a --step, or the daemon's own interval
+                 * without one) whole seconds would repeat: show milliseconds */
+                bool subsec = step > 0 && step < NSEC_PER_SEC;
+                for (size_t k = 0; step == 0 && k < nall; k++)
+                        for (size_t i = 0; i < all[k].n; i++)
+                                subsec |= all[k].pts[i].dur_ns < NSEC_PER_SEC;
                 for (size_t k = 0; k < nall; k++)
                         for (size_t i = 0; i < all[k].n; i++) {
                                 const struct series_point *p = &all[k].pts[i];
                                 char t[32], iv[32], v[32], rate[32], loc[32];
-                                time_format_local(p->t_ns, t, sizeof t);
+                                if (subsec)
+                                        time_format_local_ms(p->t_ns, t, sizeof t);
+                                else
+                                        time_format_local(p->t_ns, t, sizeof t);
                                 snprintf(iv, sizeof iv, "%.3fs", (double)p->dur_ns / 1e9);
                                 if (p->not_counted) {
                                         snprintf(v, sizeof v, "not counted");

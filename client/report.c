@@ -677,6 +677,8 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
         r = report_parse(&a, argc, argv);
         if (r == 0)
                 r = run_select_load(ctl, &a.sel, a.per == PER_CPU ? ANALYSIS_TOTALS_ALL : ANALYSIS_TOTALS_NODE, &runs, &n);
+        if (r == 0)
+                r = run_select_check_groups(runs, n, &a.go, "--group-by");
         if (r)
                 goto out;
         if (analysis_context_differs(runs, n, &cd) < 0 ||

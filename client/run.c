@@ -30,15 +30,25 @@
 #include "timeutil.h"
 #include "verbs.h"
 
+/* --score-regex K=REGEX (or K=last:REGEX): the last match's capture;
+ * K=sum:REGEX and K=mean:REGEX: the sum or the mean of every match's
+ * capture (per-thread figures, several matches on a line count each). */
+enum score_mode { SCORE_LAST, SCORE_SUM, SCORE_MEAN };
+
 struct score_regex {
         char *key;
         regex_t re;
+        enum score_mode mode;
         bool matched;
-        char value[64];         /* the last capture */
+        char value[64];         /* the last capture; the result for sum and mean */
+        double sum;             /* sum and mean: of the captures so far */
+        size_t count;
+        bool not_number;        /* sum and mean: a capture that is not a number, in value */
 };
 
 struct exec_opts {
         const char *name;
+        const char *if_exists;          /* NULL (refuse), "number" (--name-suffix), "replace" (--replace) */
         struct store_kv tags[PROTO_MAX_TAGS];
         size_t ntags;
         struct score_regex rx[PROTO_MAX_SCORES];
@@ -95,6 +105,19 @@ static int add_lower_tag(struct store_kv *tags, size_t *n, const char *arg)
         return add_tag(tags, n, buf);
 }
 
+/* --name-suffix and --replace, for run start and run exec.  0 or EXIT_USAGE. */
+static int set_if_exists(struct exec_opts *o, int c)
+{
+        const char *want = c == 'n' ? "number" : "replace";
+        if (o->if_exists && !streq(o->if_exists, want))
+                return ctl_fail(EXIT_USAGE, "use only one of --name-suffix and --replace");
+        o->if_exists = want;
+        return 0;
+}
+
+/* The run-start request for NAME. */
+static json_t *start_request(const struct exec_opts *o, const char *name, const char *command);
+
 static json_t *tags_json(const struct store_kv *tags, size_t n)
 {
         json_t *o = json_object();
@@ -130,6 +153,16 @@ static const char *reply_str(json_t *reply, const char *obj, const char *key)
         return s ? s : "?";
 }
 
+static json_t *start_request(const struct exec_opts *o, const char *name, const char *command)
+{
+        json_t *req = json_pack("{s:s,s:s,s:o}", "cmd", "run-start", "name", name, "tags", tags_json(o->tags, o->ntags));
+        if (command)
+                json_object_set_new(req, "command", json_string(command));
+        if (o->if_exists)
+                json_object_set_new(req, "if_exists", json_string(o->if_exists));
+        return req;
+}
+
 /* ---- run start ---- */
 
 static int run_start(struct ctl *ctl, int argc, char **argv)
@@ -137,6 +170,8 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
                 { "lower-is-better", required_argument, NULL, 'L' },
+                { "name-suffix", no_argument, NULL, 'n' },
+                { "replace", no_argument, NULL, 'R' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -146,9 +181,19 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
-                        printf("Usage: scalemonctl run start NAME [--tag K=V]... [--lower-is-better K,...]\n");
+                        printf("Usage: scalemonctl run start NAME [--tag K=V]... [--lower-is-better K,...]\n"
+                               "                             [--name-suffix | --replace]\n"
+                               "  --name-suffix: if NAME is taken, record NAME-2, NAME-3... (the first free)\n"
+                               "  --replace: if a finished run is called NAME, delete it and record this one\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
+                }
+                if (c == 'n' || c == 'R') {
+                        if (set_if_exists(&o, c)) {
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        continue;
                 }
                 if ((c != 't' && c != 'L') ||
                     (r = c == 'L' ? add_lower_tag(o.tags, &o.ntags, optarg) : add_tag(o.tags, &o.ntags, optarg))) {
@@ -165,7 +210,7 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 exec_opts_free(&o);
                 return r;
         }
-        req = json_pack("{s:s,s:s,s:o}", "cmd", "run-start", "name", argv[optind], "tags", tags_json(o.tags, o.ntags));
+        req = start_request(&o, argv[optind], NULL);
         exec_opts_free(&o);
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
@@ -355,10 +400,42 @@ struct linebuf {
         size_t len;
 };
 
+static void capture(struct score_regex *rx, const char *s, size_t n)
+{
+        char *end;
+        double v;
+
+        if (n >= sizeof rx->value)
+                n = sizeof rx->value - 1;
+        if (rx->not_number)
+                return;                 /* keep the first bad capture for the message */
+        memcpy(rx->value, s, n);
+        rx->value[n] = 0;
+        rx->matched = true;
+        errno = 0;
+        v = strtod(rx->value, &end);
+        if (errno || end == rx->value || *end || !isfinite(v)) {
+                rx->not_number = true;
+                return;
+        }
+        rx->sum += v;
+        rx->count++;
+}
+
 static void scan_line(struct exec_opts *o, const char *line)
 {
         for (size_t i = 0; i < o->nrx; i++) {
                 regmatch_t m[2];
+                if (o->rx[i].mode != SCORE_LAST) {
+                        const char *p = line;
+                        int flags = 0;
+                        while (*p && regexec(&o->rx[i].re, p, 2, m, flags) == 0 && m[1].rm_so >= 0) {
+                                capture(&o->rx[i], p + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+                                p += m[0].rm_eo > 0 ? m[0].rm_eo : 1;   /* an empty match moves on one */
+                                flags = REG_NOTBOL;
+                        }
+                        continue;
+                }
                 if (regexec(&o->rx[i].re, line, 2, m, 0) == 0 && m[1].rm_so >= 0) {
                         size_t n = (size_t)(m[1].rm_eo - m[1].rm_so);
                         if (n >= sizeof o->rx[i].value)
@@ -439,6 +516,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 { "tag", required_argument, NULL, 't' },
                 { "score-regex", required_argument, NULL, 'r' },
                 { "lower-is-better", required_argument, NULL, 'L' },
+                { "name-suffix", no_argument, NULL, 'n' },
+                { "replace", no_argument, NULL, 'R' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -449,7 +528,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         int ptm = -1, pts = -1, pty_out = -1;    /* the live line's pty: master, slave, where it goes */
         struct sigaction sa = { .sa_handler = on_forward }, old_int, old_quit, old_term, old_hup, old_winch;
         json_t *req, *reply = NULL, *scores;
-        _cleanup_free_ char *command = NULL;
+        _cleanup_free_ char *command = NULL, *recorded = NULL;
         struct rusage ru;
         int64_t t0, t1;
         pid_t pid;
@@ -466,6 +545,13 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         break;
                 }
                 switch (c) {
+                case 'n':
+                case 'R':
+                        if (set_if_exists(&o, c)) {
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        break;
                 case 't':
                 case 'L':
                         if (c == 'L' ? add_lower_tag(o.tags, &o.ntags, optarg) : add_tag(o.tags, &o.ntags, optarg)) {
@@ -476,12 +562,29 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 case 'r': {
                         char *k = NULL, *v = NULL;
                         int e;
+                        const char *pat;
                         if (o.nrx == PROTO_MAX_SCORES || parse_key_value("--score-regex", optarg, false, &k, &v)) {
                                 free(k);
                                 exec_opts_free(&o);
                                 return EXIT_USAGE;
                         }
-                        e = regcomp(&o.rx[o.nrx].re, v, REG_EXTENDED);
+                        pat = v;
+                        o.rx[o.nrx].mode = SCORE_LAST;
+                        if (startswith(v, "sum:"))
+                                o.rx[o.nrx].mode = SCORE_SUM, pat = v + 4;
+                        else if (startswith(v, "mean:"))
+                                o.rx[o.nrx].mode = SCORE_MEAN, pat = v + 5;
+                        else if (startswith(v, "last:"))
+                                pat = v + 5;
+                        for (size_t j = 0; j < o.nrx; j++)
+                                if (streq(o.rx[j].key, k)) {
+                                        ctl_fail(EXIT_USAGE, "--score-regex %s given twice", k);
+                                        free(k);
+                                        free(v);
+                                        exec_opts_free(&o);
+                                        return EXIT_USAGE;
+                                }
+                        e = regcomp(&o.rx[o.nrx].re, pat, REG_EXTENDED);
                         if (e != 0) {
                                 char msg[256];
                                 regerror(e, &o.rx[o.nrx].re, msg, sizeof msg);
@@ -506,8 +609,9 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         break;
                 }
                 case 'h':
-                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=REGEX]... [--lower-is-better K,...]\n"
-                               "                           -- CMD [ARG]...\n");
+                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:|last:]REGEX]...\n"
+                               "                            [--lower-is-better K,...] [--name-suffix | --replace] -- CMD [ARG]...\n"
+                               "  K=REGEX takes the last match's capture; sum: and mean: add up (or average) every match's.\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 default:
@@ -534,17 +638,28 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
          * have the run open (live.c) */
         lv = live_new(ctl, o.name);
 
-        req = json_pack("{s:s,s:s,s:o,s:s}", "cmd", "run-start", "name", o.name, "tags", tags_json(o.tags, o.ntags),
-                        "command", command ? command : "");
+        req = start_request(&o, o.name, command ? command : "");
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
-        json_decref(reply);
-        reply = NULL;
         if (r) {
                 live_free(lv);
                 exec_opts_free(&o);
                 return r;
         }
+        /* with --name-suffix the daemon may have chosen another name */
+        recorded = strdup(reply_str(reply, "run", "name"));
+        json_decref(reply);
+        reply = NULL;
+        if (!recorded) {
+                live_free(lv);
+                exec_opts_free(&o);
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        }
+        if (!streq(recorded, o.name)) {
+                fprintf(stderr, "scalemonctl: a run named %s exists: recording this one as %s\n", o.name, recorded);
+                live_set_name(lv, recorded);
+        }
+        o.name = recorded;
 
         if (o.nrx > 0 && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
                 r = ctl_fail(EXIT_FAILED, "cannot make pipes: %s", strerror(errno));
@@ -695,6 +810,18 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 if (!o.rx[i].matched) {
                         fprintf(stderr, "scalemonctl: score %s: the command's output never matched its regex\n",
                                 o.rx[i].key);
+                        continue;
+                }
+                if (o.rx[i].mode != SCORE_LAST) {
+                        if (o.rx[i].not_number) {
+                                fprintf(stderr, "scalemonctl: score %s: captured '%s', which is not a number\n",
+                                        o.rx[i].key, o.rx[i].value);
+                                o.rx[i].matched = false;
+                                continue;
+                        }
+                        v = o.rx[i].mode == SCORE_SUM ? o.rx[i].sum : o.rx[i].sum / (double)o.rx[i].count;
+                        snprintf(o.rx[i].value, sizeof o.rx[i].value, "%.17g", v);
+                        json_object_set_new(scores, o.rx[i].key, json_real(v));
                         continue;
                 }
                 errno = 0;

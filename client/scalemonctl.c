@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 #include "timeutil.h"
 #include "verbs.h"
 
@@ -24,9 +25,10 @@ static const struct verb {
         { "reload",  verb_reload,  "reload                      make scalemond read its configuration again; says if it refused it" },
         { "query",   verb_query,   "query METRIC [--cpu N | --node N | --per system|node|cpu]\n"
                                    "              [--since WHEN] [--until WHEN] [--step DUR]" },
-        { "run",     verb_run,     "run start NAME [--tag K=V]...\n"
+        { "run",     verb_run,     "run start NAME [--tag K=V]... [--name-suffix | --replace]\n"
                                    "  run stop [NAME] [--score K=V]... [--exit-status N]\n"
-                                   "  run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n"
+                                   "  run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:]REGEX]...\n"
+                                   "           [--name-suffix | --replace] -- CMD [ARG]...\n"
                                    "  run mark [NAME] TEXT\n"
                                    "  run delete NAME             a finished run, its totals, tags, scores and marks" },
         { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]..." },
@@ -121,5 +123,14 @@ int main(int argc, char **argv)
                                 close(ctl.sock_fd);
                         return r;
                 }
+        {
+                const char *names[ELEMENTSOF(verbs)];
+                char hint[96];
+                for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                        names[i] = verbs[i].name;
+                if (*suggest_hint(argv[optind], names, ELEMENTSOF(verbs), hint, sizeof hint))
+                        return ctl_fail(EXIT_USAGE, "unknown verb '%s'%s (scalemonctl --help lists them)", argv[optind],
+                                        hint);
+        }
         return ctl_fail(EXIT_USAGE, "unknown verb '%s'; try 'scalemonctl --help'", argv[optind]);
 }

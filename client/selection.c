@@ -12,6 +12,7 @@
 #include "output.h"
 #include "proto.h"
 #include "selection.h"
+#include "suggest.h"
 #include "timeutil.h"
 
 int parse_key_value(const char *opt, const char *arg, bool value_is_number, char **ret_key, char **ret_value)
@@ -56,8 +57,11 @@ int parse_metric_option(const char *arg, bool *sel, bool *given)
         *given = true;
         for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
                 int m = metric_id_by_name(tok);
-                if (m < 0)
-                        return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)", tok);
+                if (m < 0) {
+                        char hint[160];
+                        return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)%s",
+                                        tok, suggest_metric_hint(tok, hint, sizeof hint));
+                }
                 sel[m] = true;
         }
         /* "" or ",": an empty selection is a mistake, not "no metrics" */

@@ -37,6 +37,13 @@ int parse_key_value(const char *opt, const char *arg, bool value_is_number, char
 /* --group-by TAG[,TAG...] and --baseline K=V[,K=V...] into go.  0 or EXIT_USAGE. */
 int parse_group_by(struct group_opts *go, const char *arg);
 int parse_baseline(struct group_opts *go, const char *arg);
+/* After loading: every --group-by key is one some run has, and every
+ * --baseline K=V a value some run has; else EXIT_USAGE after naming the
+ * keys (or values) there are, with "did you mean" (group-keys.c).  opt
+ * names the option in the message ("--group-by"). */
+int run_select_check_groups(const struct analysis_run *runs, size_t n, const struct group_opts *go, const char *opt);
+/* The same for one key (curve --by, --series). */
+int run_select_check_key(const struct analysis_run *runs, size_t n, const char *key, const char *opt);
 
 /* A run as runs and report show it: {"name", "status", "start", "end",
  * "duration_s", "exit_status", "tags", "scores", ...}. */

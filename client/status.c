@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -67,6 +68,60 @@ static pid_t daemon_pid(struct store *s)
         return (pid_t)pid;
 }
 
+/* Does the daemon's database (its status reply's "database") name the
+ * same file as path?  By inode: paths may differ and mean one file. */
+static bool same_file(const char *a, const char *b)
+{
+        struct stat sa, sb;
+
+        if (!a || !b || stat(a, &sa) < 0 || stat(b, &sb) < 0)
+                return false;
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The hosts the database's runs came from, with how many runs each:
+ * [{"hostname", "kernel", "runs"}], most runs first. */
+static json_t *run_hosts_json(struct store *s)
+{
+        struct run_filter f = { .since = INT64_MIN, .until = INT64_MAX };
+        struct run_info *runs = NULL;
+        size_t n = 0, nh = 0;
+        struct { int64_t id; size_t runs; } *h;
+        json_t *arr = json_array();
+
+        if (!arr || store_runs_list(s, &f, &runs, &n) < 0 || n == 0) {
+                run_infos_free(runs, n);
+                return arr;
+        }
+        h = calloc(n, sizeof *h);
+        for (size_t i = 0; h && i < n; i++) {
+                size_t k;
+                for (k = 0; k < nh && h[k].id != runs[i].host; k++)
+                        ;
+                if (k == nh)
+                        h[nh++].id = runs[i].host;
+                h[k].runs++;
+        }
+        for (size_t a = 0; h && a < nh; a++)            /* most runs first: a few hosts */
+                for (size_t b = a + 1; b < nh; b++)
+                        if (h[b].runs > h[a].runs) {
+                                __typeof__(*h) t = h[a];
+                                h[a] = h[b];
+                                h[b] = t;
+                        }
+        for (size_t k = 0; h && k < nh; k++) {
+                struct host_info hi = { 0 };
+                bool known = store_host_by_id(s, h[k].id, &hi) == 0;
+                json_array_append_new(arr, json_pack("{s:s,s:s,s:I}", "hostname", known && hi.hostname ? hi.hostname : "?",
+                                                     "kernel", known && hi.kernel ? hi.kernel : "?", "runs",
+                                                     (json_int_t)h[k].runs));
+                host_info_clear(&hi);
+        }
+        free(h);
+        run_infos_free(runs, n);
+        return arr;
+}
+
 int verb_status(struct ctl *ctl, int argc, char **argv)
 {
         _cleanup_free_ struct store_metric_row *rows = NULL;
@@ -79,9 +134,10 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
         int avail = 0, unavail = 0, disabled = 0, r;
         pid_t pid;
 
-        json_t *live = NULL, *open_runs;
+        json_t *live = NULL, *open_runs, *other = NULL, *hosts;
         const char *status_line = NULL;
         char denied[512] = "";
+        bool has_host;
 
         r = no_args(argc, argv);
         if (r)
@@ -105,9 +161,16 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                 json_decref(live);
                 return EXIT_FAILED;
         }
+        /* The daemon at the socket writes another database (--db names an
+         * imported copy, say): it is not this database's daemon. */
+        if (live && !same_file(json_string_value(json_object_get(live, "database")), ctl->db_path)) {
+                other = live;
+                live = NULL;
+        }
         if (store_summary(s, &sum) < 0 || store_metrics_list(s, &rows, &n) < 0)
                 return ctl_fail(EXIT_FAILED, "cannot read %s: %s", ctl->db_path, store_errmsg(s));
-        store_host_get(s, &host);
+        has_host = store_host_get(s, &host) == 0;
+        hosts = run_hosts_json(s);
         store_meta_get_int(s, "interval_ns", &interval);
         pid = daemon_pid(s);
         if (live) {
@@ -151,8 +214,16 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         "samples", "intervals", (json_int_t)sum.ticks,
                         "first", sum.ticks ? json_time(sum.first_t) : json_null(),
                         "last", sum.ticks ? json_time(sum.last_t) : json_null());
-        if (doc)
+        if (doc) {
                 json_object_set(doc, "open_runs", open_runs);
+                json_object_set(doc, "run_hosts", hosts);
+                json_object_set_new(json_object_get(doc, "daemon"), "writes_this_database",
+                                    json_boolean(live != NULL || pid > 0));
+                if (other)
+                        json_object_set_new(json_object_get(doc, "daemon"), "other",
+                                            json_pack("{s:O,s:O}", "pid", json_object_get(other, "pid"), "database",
+                                                      json_object_get(other, "database")));
+        }
         if (doc && live && json_object_get(live, "memory"))
                 json_object_set(json_object_get(doc, "daemon"), "memory", json_object_get(live, "memory"));
         if (doc && live && json_object_get(live, "retention"))
@@ -195,7 +266,11 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                                        (long long)json_integer_value(json_object_get(mem, "deleted_intervals")),
                                        (double)json_integer_value(json_object_get(mem, "step_max_us")) / 1e3,
                                        (double)json_integer_value(json_object_get(mem, "tick_late_max_us")) / 1e3);
-                } else if (denied[0] && pid > 0)
+                } else if (other && pid <= 0)
+                        printf("daemon:    none writes this database (the daemon at %s, pid %lld, writes %s)\n",
+                               ctl->socket_path, (long long)json_integer_value(json_object_get(other, "pid")),
+                               json_string_value(json_object_get(other, "database")));
+                else if (denied[0] && pid > 0)
                         printf("daemon:    running (pid %d), but %s\n", (int)pid, denied);
                 else if (denied[0])
                         printf("daemon:    no answer: %s\n", denied);
@@ -205,13 +280,28 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                 else
                         printf("daemon:    not running (no answer at %s)\n", ctl->socket_path);
                 printf("database:  %s (%s, schema %d)\n", ctl->db_path, size, store_schema_version(s));
-                printf("host:      %s, kernel %s, %s\n", host.hostname ? host.hostname : "?",
-                       host.kernel ? host.kernel : "?", host.cpu_model ? host.cpu_model : "?");
-                printf("interval:  %s\n", iv);
-                printf("CPUs:      %d online of %d\n", sum.online_cpus, sum.ncpus);
-                printf("nodes:     %d\n", sum.nnodes);
-                printf("metrics:   %d available, %d unavailable, %d disabled (scalemonctl metrics)\n", avail,
-                       unavail, disabled);
+                if (has_host) {
+                        printf("host:      %s, kernel %s, %s\n", host.hostname ? host.hostname : "?",
+                               host.kernel ? host.kernel : "?", host.cpu_model ? host.cpu_model : "?");
+                        printf("interval:  %s\n", iv);
+                        printf("CPUs:      %d online of %d\n", sum.online_cpus, sum.ncpus);
+                        printf("nodes:     %d\n", sum.nnodes);
+                        printf("metrics:   %d available, %d unavailable, %d disabled (scalemonctl metrics)\n", avail,
+                               unavail, disabled);
+                } else
+                        printf("host:      none: no daemon has sampled into this database (imported runs only)\n");
+                if (json_array_size(hosts) > 0) {
+                        size_t i;
+                        json_t *o;
+                        printf("runs from:");
+                        json_array_foreach(hosts, i, o)
+                                printf("%s %s (kernel %s, %lld run%s)", i ? "," : "",
+                                       json_string_value(json_object_get(o, "hostname")),
+                                       json_string_value(json_object_get(o, "kernel")),
+                                       (long long)json_integer_value(json_object_get(o, "runs")),
+                                       json_integer_value(json_object_get(o, "runs")) == 1 ? "" : "s");
+                        printf("\n");
+                }
                 if (sum.ticks) {
                         time_format_local(sum.first_t, first, sizeof first);
                         time_format_local(sum.last_t, last, sizeof last);
@@ -233,7 +323,9 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
         }
         json_decref(doc);
         json_decref(open_runs);
+        json_decref(hosts);
         json_decref(live);
+        json_decref(other);
         host_info_clear(&host);
         return r;
 }
@@ -305,8 +397,15 @@ int verb_reload(struct ctl *ctl, int argc, char **argv)
         if (ctl->format == FORMAT_JSON) {
                 json_object_del(reply, "ok");
                 r = output_json(reply);
-        } else
+        } else {
+                json_t *na = json_object_get(reply, "not_applied"), *o;
+                size_t i;
                 printf("reloaded: %s\n", json_string_value(json_object_get(reply, "status")));
+                json_array_foreach(na, i, o)
+                        printf("not applied: %s = %s (%s); still %s\n", json_string_value(json_object_get(o, "key")),
+                               json_string_value(json_object_get(o, "value")), json_string_value(json_object_get(o, "why")),
+                               json_string_value(json_object_get(o, "running")));
+        }
         json_decref(reply);
         return r;
 }

@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "metric.h"
 #include "sub.h"
+#include "suggest.h"
 #include "timeutil.h"
 #include "top.h"
 #include "verbs.h"
@@ -526,9 +527,11 @@ static int parse_metrics(struct top *tp, char *arg)
         char *save = NULL;
 
         for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (metric_id_by_name(tok) < 0)
-                        return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)",
-                                        tok);
+                if (metric_id_by_name(tok) < 0) {
+                        char hint[160];
+                        return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)%s",
+                                        tok, suggest_metric_hint(tok, hint, sizeof hint));
+                }
                 if (tp->ncustom == TOP_MAX_COLS)
                         return ctl_fail(EXIT_USAGE, "--metric: at most %d metrics", TOP_MAX_COLS);
                 tp->custom[tp->ncustom++] = tok;

@@ -65,6 +65,7 @@ struct parse_state {
         bool metrics[_M_MAX];
         bool exclude[_M_MAX];
         bool retain_rollup_set;         /* by retain_rollup or by its older name */
+        unsigned metrics_line, exclude_line;    /* where they were set, 0 if not */
 };
 
 /* A handler parses value into st, or returns -errno and says in *ret_err
@@ -465,10 +466,27 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
                         conf_free(&st.c);
                         return fail(ret_err, fname, line, "%s", err ? err : strerror(-r));
                 }
+                if (conf_table[i].handler == set_metrics)
+                        st.metrics_line = line;
+                else if (conf_table[i].handler == set_exclude)
+                        st.exclude_line = line;
         }
 
-        for (int m = 0; m < _M_MAX; m++)
+        bool any = false;
+        for (int m = 0; m < _M_MAX; m++) {
                 st.c.enabled[m] = st.metrics[m] && !st.exclude[m];
+                any |= st.c.enabled[m];
+        }
+        if (!any) {
+                /* a daemon that samples nothing is a mistake, not a setting:
+                 * named at the line that emptied the set */
+                unsigned at = MAX(st.metrics_line, st.exclude_line);
+                conf_free(&st.c);
+                return fail(ret_err, fname, at ? at : line,
+                            st.exclude_line ? "metrics and exclude leave no metric enabled: exclude removes "
+                                              "every metric that metrics names"
+                                            : "no metric enabled: give metrics = all or a list of names");
+        }
         conf_free(out);
         *out = st.c;
         return 0;

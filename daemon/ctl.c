@@ -575,17 +575,11 @@ static bool socket_in_use(const char *path)
         return connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
 }
 
-int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *userdata, struct ctl_server **ret,
-                   char **ret_err)
+int ctl_server_check(const char *path, char **ret_err)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        struct ctl_server *srv;
-        struct stat st;
-        _cleanup_free_ char *dir = NULL;
         uid_t link_uid, dir_uid;
-        mode_t old_umask;
-        char *slash;
-        int r;
+        struct stat st;
 
         if (strlen(path) >= sizeof sa.sun_path) {
                 if (asprintf(ret_err, "control socket path %s is longer than %zu bytes", path,
@@ -593,6 +587,44 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
                         *ret_err = NULL;
                 return -ENAMETOOLONG;
         }
+        if (path_foreign_symlink(path, &link_uid, &dir_uid) > 0) {
+                if (asprintf(ret_err, "control socket %s is a symlink owned by uid %u, neither scalemond's user "
+                                      "(uid %u) nor the owner of its directory (uid %u): refusing to follow it; "
+                                      "remove it or use another --socket",
+                             path, (unsigned)link_uid, (unsigned)geteuid(), (unsigned)dir_uid) < 0)
+                        *ret_err = NULL;
+                return -ELOOP;
+        }
+        if (lstat(path, &st) == 0) {
+                if (!S_ISSOCK(st.st_mode)) {
+                        if (asprintf(ret_err, "%s exists and is not a socket; remove it or use another --socket",
+                                     path) < 0)
+                                *ret_err = NULL;
+                        return -EEXIST;
+                }
+                if (socket_in_use(path)) {
+                        if (asprintf(ret_err, "control socket %s is in use by another scalemond; stop it or use "
+                                              "another --socket", path) < 0)
+                                *ret_err = NULL;
+                        return -EADDRINUSE;
+                }
+        }
+        return 0;
+}
+
+int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *userdata, struct ctl_server **ret,
+                   char **ret_err)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct ctl_server *srv;
+        _cleanup_free_ char *dir = NULL;
+        mode_t old_umask;
+        char *slash;
+        int r;
+
+        r = ctl_server_check(path, ret_err);
+        if (r < 0)
+                return r;
         srv = calloc(1, sizeof *srv);
         if (!srv)
                 return -ENOMEM;
@@ -617,33 +649,14 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
                         return r;
                 }
         }
-        r = path_foreign_symlink(path, &link_uid, &dir_uid);
-        if (r > 0) {
-                if (asprintf(ret_err, "control socket %s is a symlink owned by uid %u, neither scalemond's user "
-                                      "(uid %u) nor the owner of its directory (uid %u): refusing to follow it; "
-                                      "remove it or use another --socket",
-                             path, (unsigned)link_uid, (unsigned)geteuid(), (unsigned)dir_uid) < 0)
-                        *ret_err = NULL;
+        /* checked again now that the directory exists: what a daemon that
+         * died left behind goes */
+        r = ctl_server_check(path, ret_err);
+        if (r < 0) {
                 ctl_server_free(srv);
-                return -ELOOP;
+                return r;
         }
-        if (lstat(path, &st) == 0) {
-                if (!S_ISSOCK(st.st_mode)) {
-                        if (asprintf(ret_err, "%s exists and is not a socket; remove it or use another --socket",
-                                     path) < 0)
-                                *ret_err = NULL;
-                        ctl_server_free(srv);
-                        return -EEXIST;
-                }
-                if (socket_in_use(path)) {
-                        if (asprintf(ret_err, "control socket %s is in use by another scalemond; stop it or use "
-                                              "another --socket", path) < 0)
-                                *ret_err = NULL;
-                        ctl_server_free(srv);
-                        return -EADDRINUSE;
-                }
-                unlink(path);   /* left behind by a daemon that died */
-        }
+        unlink(path);
         srv->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (srv->listen_fd < 0) {
                 r = negative_errno();

@@ -47,6 +47,10 @@ struct ctl_server;
 typedef json_t *(*ctl_handler)(void *userdata, const struct proto_request *req, int fd, const struct ucred *peer,
                               char **ret_err);
 
+/* What would make ctl_server_new() refuse path, checked without creating
+ * anything: too long, a foreign symlink, not a socket, or a socket another
+ * daemon listens on (-EADDRINUSE).  0, or -errno with *ret_err. */
+int ctl_server_check(const char *path, char **ret_err);
 int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *userdata, struct ctl_server **ret,
                    char **ret_err);
 struct ctl_server *ctl_server_free(struct ctl_server *srv);   /* closes, unlinks the socket */

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -57,6 +58,10 @@ struct manager {
         int64_t tick_late_max_ns;          /* the latest a tick ran after its time */
         int ready_fd;
         char status[256];
+        /* what the last reload read and could not apply: a key that needs
+         * a restart, its new value (the running one stays in conf) */
+        struct { const char *key; char *value; } not_applied[2];
+        size_t n_not_applied;
 };
 
 struct store *manager_store(struct manager *m) { return m->store; }
@@ -71,6 +76,38 @@ const char *manager_sysroot(struct manager *m) { return m->sysroot; }
 const char *manager_procroot(struct manager *m) { return m->procroot; }
 int64_t manager_tick_late_max(struct manager *m) { return m->tick_late_max_ns; }
 struct subscribers *manager_subscribers(struct manager *m) { return m->subs; }
+
+size_t manager_not_applied(const struct manager *m, size_t i, const char **ret_key, const char **ret_value,
+                           const char **ret_running)
+{
+        if (i >= m->n_not_applied)
+                return m->n_not_applied;
+        *ret_key = m->not_applied[i].key;
+        *ret_value = m->not_applied[i].value;
+        *ret_running = streq(m->not_applied[i].key, "database") ? m->conf.database : m->conf.socket;
+        return m->n_not_applied;
+}
+
+static void not_applied_clear(struct manager *m)
+{
+        for (size_t i = 0; i < m->n_not_applied; i++)
+                free(m->not_applied[i].value);
+        m->n_not_applied = 0;
+}
+
+/* A key of c that needs a restart and differs from the running one:
+ * remembered, logged, and the running value kept in c. */
+static int keep_running(struct manager *m, const char *key, char **newv, char **running)
+{
+        if (streq(*newv, *running))
+                return 0;
+        log_warning("%s changed to %s: not applied, scalemond keeps %s until it restarts", key, *newv, *running);
+        m->not_applied[m->n_not_applied].key = key;
+        m->not_applied[m->n_not_applied].value = *newv;
+        m->n_not_applied++;
+        *newv = strdup(*running);
+        return *newv ? 0 : -ENOMEM;
+}
 
 static void set_status(struct manager *m)
 {
@@ -328,10 +365,14 @@ int manager_reload(struct manager *m, char **ret_err)
                 conf_free(&c);
                 return r == -ENOMEM ? r : -EINVAL;
         }
-        if (!streq(c.database, m->conf.database))
-                log_warning("database path changed to %s: it applies at the next restart, not on reload", c.database);
-        if (!streq(c.socket, m->conf.socket))
-                log_warning("socket path changed to %s: it applies at the next restart, not on reload", c.socket);
+        /* The database is opened and the socket bound once, at start: a
+         * new path is reported, not applied, and the running one stays. */
+        not_applied_clear(m);
+        if (keep_running(m, "database", &c.database, &m->conf.database) < 0 ||
+            keep_running(m, "socket", &c.socket, &m->conf.socket) < 0) {
+                conf_free(&c);
+                return -ENOMEM;
+        }
 
         sd_notify(0, "RELOADING=1");
         /* Close the current interval at the old settings first. */
@@ -439,6 +480,7 @@ struct manager *manager_free(struct manager *m)
         sampler_free(m->sampler);
         store_close(m->store);
         conf_free(&m->conf);
+        not_applied_clear(m);
         conf_source_free(&m->source);
         free(m->sysroot);
         free(m->procroot);
@@ -459,8 +501,22 @@ static void tell_parent(struct manager *m, const char *msg)
         m->ready_fd = -1;
 }
 
+/* A database file this start created, with its -wal and -shm. */
+static void remove_database(const char *path)
+{
+        static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+        char buf[PATH_MAX];
+
+        for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
+                snprintf(buf, sizeof buf, "%s%s", path, suffix[i]);
+                (void)unlink(buf);
+        }
+}
+
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err)
 {
+        _cleanup_free_ char *db_path = NULL;
+        bool db_created = false;
         struct manager *m;
         struct sampler_config sc = { 0 };
         const char *cmd;
@@ -487,11 +543,26 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 return -ENOMEM;
         }
 
-        /* Database first: a second daemon on the same file stops here,
-         * before it opens a single counter. */
-        r = store_open(m->conf.database, STORE_WRITE, &m->store, ret_err);
+        /* Every refusal that can be known before creating a file comes
+         * first: the control socket another daemon listens on (a second
+         * daemon with another --db must not leave a database behind). */
+        r = ctl_server_check(m->conf.socket, ret_err);
         if (r < 0)
                 goto fail;
+        /* Then the database: a second daemon on the same file stops here,
+         * before it opens a single counter.  One this start creates is
+         * removed again if the start fails after all. */
+        db_created = access(m->conf.database, F_OK) < 0 && errno == ENOENT;
+        db_path = strdup(m->conf.database);
+        if (!db_path) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = store_open(m->conf.database, STORE_WRITE, &m->store, ret_err);
+        if (r < 0) {
+                db_created = false;
+                goto fail;
+        }
 
         memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
         sc.sysroot = m->sysroot;
@@ -548,6 +619,8 @@ fail:
         if (ret_err && !*ret_err)
                 *ret_err = strdup(strerror(-r));
         manager_free(m);
+        if (db_created)
+                remove_database(db_path);
         return r;
 }
 

@@ -40,5 +40,11 @@ struct subscribers *manager_subscribers(struct manager *m);      /* subscribe.c:
  * one is refused (-EINVAL, *ret_err says file:line) and the running one
  * stays; only -ENOMEM is fatal. */
 int manager_reload(struct manager *m, char **ret_err);
+/* What the last reload read and did not apply, because only a restart
+ * can (database, socket): entry i's key, its new value and the running
+ * one (borrowed).  Returns how many there are; sets nothing if i is past
+ * them. */
+size_t manager_not_applied(const struct manager *m, size_t i, const char **ret_key, const char **ret_value,
+                           const char **ret_running);
 
 #endif

@@ -117,7 +117,8 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
                                 char **ret_err)
 {
         struct store_kv tags[PROTO_MAX_TAGS];
-        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command };
+        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command,
+                                  .if_exists = req->if_exists };
         struct run_result res = {};
         struct runs_env env;
         json_t *reply;
@@ -193,10 +194,20 @@ static json_t *handle_run_delete(struct manager *m, const struct proto_request *
 static json_t *handle_reload(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
+        const char *key, *value, *running;
+        json_t *reply, *na;
+
         (void)req, (void)fd, (void)peer;
         if (manager_reload(m, ret_err) < 0)
                 return NULL;
-        return json_pack("{s:s}", "status", manager_status(m));
+        na = json_array();
+        for (size_t i = 0; i < manager_not_applied(m, i, &key, &value, &running); i++)
+                json_array_append_new(na, json_pack("{s:s,s:s,s:s,s:s}", "key", key, "value", value, "running", running,
+                                                    "why", streq(key, "database")
+                                                                   ? "the database is opened once, at start: restart scalemond"
+                                                                   : "the socket is bound once, at start: restart scalemond"));
+        reply = json_pack("{s:s,s:o}", "status", manager_status(m), "not_applied", na);
+        return reply;
 }
 
 static json_t *handle_import(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,

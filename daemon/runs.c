@@ -226,7 +226,9 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
         struct store_kv *ctx = NULL;
         size_t nctx = 0;
         char iv[16], unavail[1024] = "";
-        char *name;
+        char *name, numbered[PROTO_MAX_NAME + 16];
+        const char *want = a->name;
+        bool replace = false;
         struct run_info ri;
         struct run_new rn;
         int64_t id;
@@ -235,11 +237,42 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
 
         if (store_run_find(st, a->name, &ri) == 0) {
                 char t[40];
+                const char *why;
                 time_format_local(ri.start, t, sizeof t);
-                *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name", a->name, t,
-                                ri.status);
+                if (a->if_exists == PROTO_IF_EXISTS_REFUSE) {
+                        *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name, "
+                                        "or give --name-suffix (records %s-2, %s-3...) or --replace (replaces a "
+                                        "finished run)", a->name, t, ri.status, a->name, a->name);
+                        run_info_free(&ri);
+                        return -EEXIST;
+                }
+                if (a->if_exists == PROTO_IF_EXISTS_REPLACE) {
+                        _cleanup_free_ char *ignore = NULL;
+                        if (runs_pick(rs, a->name, &ignore) >= 0) {
+                                *ret_err = errf("a run named '%s' is running (started %s): --replace replaces only "
+                                                "a finished run", a->name, t);
+                                run_info_free(&ri);
+                                return -EBUSY;
+                        }
+                        replace = true;
+                } else {
+                        int k;
+                        for (k = 2; k < 100000; k++) {
+                                snprintf(numbered, sizeof numbered, "%s-%d", a->name, k);
+                                if (!proto_valid_name(numbered, &why)) {
+                                        *ret_err = errf("a run named '%s' already exists, and %s is not a run name: %s",
+                                                        a->name, numbered, why);
+                                        run_info_free(&ri);
+                                        return -EINVAL;
+                                }
+                                struct run_info taken;
+                                if (store_run_find(st, numbered, &taken) != 0)
+                                        break;
+                                run_info_free(&taken);
+                        }
+                        want = numbered;
+                }
                 run_info_free(&ri);
-                return -EEXIST;
         }
 
         duration_format(env->interval_ns, iv, sizeof iv);
@@ -255,13 +288,22 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
                 *ret_err = errf("cannot record the run's context: %s", strerror(-e));
                 return e;
         }
-        rn = (struct run_new){ .name = a->name, .host = env->host, .start = pt->time, .start_tick = pt->tick,
+        if (replace) {
+                e = store_run_delete(st, a->name);
+                if (e < 0 && e != -ENOENT) {
+                        context_free(ctx, nctx);
+                        *ret_err = errf("cannot replace run %s: %s", a->name, store_errmsg(st));
+                        return e;
+                }
+                log_run(LOG_INFO, a->name, "run %s deleted: replaced by a new run of that name", a->name);
+        }
+        rn = (struct run_new){ .name = want, .host = env->host, .start = pt->time, .start_tick = pt->tick,
                                .command = a->command, .tags = a->tags, .ntags = a->ntags, .context = ctx,
                                .ncontext = nctx };
         e = store_run_insert(st, &rn, &id);
         context_free(ctx, nctx);
         if (e == -EEXIST) {
-                *ret_err = errf("a run named '%s' already exists: choose another name", a->name);
+                *ret_err = errf("a run named '%s' already exists: choose another name", want);
                 return e;
         }
         if (e < 0) {
@@ -269,16 +311,16 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
                 return e;
         }
 
-        name = strdup(a->name);
+        name = strdup(want);
         if (!name)
                 return -ENOMEM;
-        e = open_run_add(rs, id, a->name, sm, pt);
+        e = open_run_add(rs, id, want, sm, pt);
         if (e < 0) {
                 free(name);
                 return e;
         }
 
-        log_run(LOG_INFO, a->name, "run %s started", a->name);
+        log_run(LOG_INFO, want, "run %s started", want);
         *ret = (struct run_result){ .name = name, .status = "running", .start = pt->time };
         return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "proto.h"
 #include "sampler.h"
 #include "store.h"
 #include "writer.h"
@@ -43,6 +44,7 @@ struct run_start_args {
         const struct store_kv *tags;
         size_t ntags;
         const char *command;            /* or NULL */
+        enum proto_if_exists if_exists; /* when a run of that name exists */
 };
 
 struct run_stop_args {

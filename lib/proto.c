@@ -9,6 +9,8 @@
  *   {"cmd": "status"}   {"cmd": "reload"}   {"cmd": "import"} (+ an fd)
  *   {"cmd": "run-delete", "name": "run42"}
  *   {"cmd": "subscribe", "metrics": ["context_switches"], "per": "cpu"}
+ *   {"cmd": "run-start", "name": "loop", "if_exists": "number"}  ("refuse",
+ *    the default; "number": loop-2, loop-3...; "replace": a finished run)
  *
  * Every field is checked for type and shape; unknown fields are refused,
  * so a typo is an error rather than silently ignored.
@@ -241,10 +243,11 @@ static int fail(char **ret_err, const char *fmt, ...)
 #define F_TIMES    (1u << 6)
 #define F_METRICS  (1u << 7)
 #define F_PER      (1u << 8)
+#define F_IF_EXISTS (1u << 9)
 
 static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_STATUS] = 0,
-        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND,
+        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND | F_IF_EXISTS,
         [CMD_RUN_STOP] = F_NAME | F_SCORES | F_EXIT | F_TIMES,
         [CMD_RUN_MARK] = F_NAME | F_TEXT,
         [CMD_RELOAD] = 0,
@@ -294,6 +297,7 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                            : streq(key, "scores") ? F_SCORES
                            : streq(key, "text") ? F_TEXT
                            : streq(key, "command") ? F_COMMAND
+                           : streq(key, "if_exists") ? F_IF_EXISTS
                            : streq(key, "exit_status") ? F_EXIT
                            : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
                            : streq(key, "metrics") ? F_METRICS
@@ -373,6 +377,17 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                 r = get_string(o, "command", PROTO_MAX_COMMAND, &req->command, ret_err);
                 if (r < 0)
                         return r;
+        }
+        if ((allowed & F_IF_EXISTS) && (v = json_object_get(o, "if_exists"))) {
+                const char *s = json_string_value(v);
+                if (s && streq(s, "refuse"))
+                        req->if_exists = PROTO_IF_EXISTS_REFUSE;
+                else if (s && streq(s, "number"))
+                        req->if_exists = PROTO_IF_EXISTS_NUMBER;
+                else if (s && streq(s, "replace"))
+                        req->if_exists = PROTO_IF_EXISTS_REPLACE;
+                else
+                        return fail(ret_err, "'if_exists' must be \"refuse\", \"number\" or \"replace\"");
         }
         if ((allowed & F_EXIT) && (v = json_object_get(o, "exit_status"))) {
                 if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
@@ -486,6 +501,9 @@ json_t *proto_request_to_json(const struct proto_request *req)
                 json_object_set_new(o, "text", json_string(req->text));
         if (req->command)
                 json_object_set_new(o, "command", json_string(req->command));
+        if (req->if_exists != PROTO_IF_EXISTS_REFUSE)
+                json_object_set_new(o, "if_exists", json_string(req->if_exists == PROTO_IF_EXISTS_NUMBER ? "number"
+                                                                                                   : "replace"));
         if (req->has_exit_status)
                 json_object_set_new(o, "exit_status", json_integer(req->exit_status));
         if (req->has_times) {

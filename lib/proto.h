@@ -42,6 +42,13 @@ struct proto_score {
         double value;
 };
 
+/* run-start when a run of that name exists. */
+enum proto_if_exists {
+        PROTO_IF_EXISTS_REFUSE,         /* the default: an error */
+        PROTO_IF_EXISTS_NUMBER,         /* NAME-2, NAME-3...: the first free */
+        PROTO_IF_EXISTS_REPLACE,        /* delete the finished run, record the new one */
+};
+
 struct proto_request {
         enum proto_cmd cmd;
         char *name;                     /* run name; NULL where optional and absent */
@@ -51,6 +58,7 @@ struct proto_request {
         size_t nscores;
         char *text;                     /* run-mark */
         char *command;                  /* run-start: what run exec runs */
+        enum proto_if_exists if_exists; /* run-start */
         bool has_exit_status;
         int exit_status;
         bool has_times;

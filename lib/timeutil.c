@@ -175,6 +175,25 @@ static int parse_datetime(const char *s, int64_t *ret_ns)
         return 0;
 }
 
+/* Local midnight days_back days before the day of now_ns (DST-proof:
+ * mktime normalises the day and finds the offset of that midnight). */
+static int local_midnight(int64_t now_ns, int days_back, int64_t *ret_ns)
+{
+        time_t t = (time_t)(now_ns / NSEC_PER_SEC);
+        struct tm tm;
+
+        if (!localtime_r(&t, &tm))
+                return -EINVAL;
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+        tm.tm_mday -= days_back;
+        tm.tm_isdst = -1;
+        t = mktime(&tm);
+        if (t == (time_t)-1)
+                return -EINVAL;
+        *ret_ns = (int64_t)t * NSEC_PER_SEC;
+        return 0;
+}
+
 int when_parse(const char *s, int64_t now_ns, int64_t *ret_ns)
 {
         int64_t d;
@@ -183,6 +202,16 @@ int when_parse(const char *s, int64_t now_ns, int64_t *ret_ns)
                 return -EINVAL;
         if (streq(s, "now")) {
                 *ret_ns = now_ns;
+                return 0;
+        }
+        if (streq(s, "today"))
+                return local_midnight(now_ns, 0, ret_ns);
+        if (streq(s, "yesterday"))
+                return local_midnight(now_ns, 1, ret_ns);
+        if (startswith(s, "now-")) {
+                if (duration_parse(s + 4, &d) < 0)
+                        return -EINVAL;
+                *ret_ns = now_ns - d;
                 return 0;
         }
         if (s[0] == '-') {
@@ -209,7 +238,7 @@ int when_parse(const char *s, int64_t now_ns, int64_t *ret_ns)
 bool when_looks_like_time(const char *s)
 {
         return s && (isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '@' || s[0] == '+' ||
-                     streq(s, "now"));
+                     streq(s, "now") || startswith(s, "now-") || streq(s, "today") || streq(s, "yesterday"));
 }
 
 void time_format_rfc3339(int64_t ns, char *buf, size_t len)
@@ -235,6 +264,22 @@ void time_format_local(int64_t ns, char *buf, size_t len)
 
         localtime_r(&t, &tm);
         strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+void time_format_local_ms(int64_t ns, char *buf, size_t len)
+{
+        time_t t = (time_t)(ns / NSEC_PER_SEC);
+        int ms = (int)((ns % NSEC_PER_SEC) / NSEC_PER_MSEC);
+        struct tm tm;
+        char tmp[32];
+
+        if (ns < 0 && ns % NSEC_PER_SEC) {
+                t -= 1;
+                ms += 1000;
+        }
+        localtime_r(&t, &tm);
+        strftime(tmp, sizeof tmp, "%Y-%m-%d %H:%M:%S", &tm);
+        snprintf(buf, len, "%s.%03d", tmp, ms);
 }
 
 #if ENABLE_TEST_SEAMS

@@ -9,8 +9,8 @@
 /* Accepted forms, for messages that tell the user what to type. */
 #define DURATION_FORMS "a number with a unit: 10ms, 1s, 1.5s, 5m, 2h (us, ms, s, m, h, d)"
 #define WHEN_FORMS \
-        "a run name, an RFC 3339 time (2026-11-30T09:37:58Z), 'YYYY-MM-DD[ HH:MM[:SS]]' " \
-        "in local time, a relative time (-2h, -30m, -90s), '@EPOCH' or 'now'"
+        "a run name, an RFC 3339 time (2026-11-30T09:37:58Z), local 'YYYY-MM-DD[ HH:MM[:SS]]', " \
+        "-2h, now-1h, -1d, today, yesterday, '@EPOCH' or 'now'"
 
 /* Parse DUR ("10ms", "1s", "5m", a bare number is seconds) into nanoseconds.
  * Returns 0, or -EINVAL for anything else, -ERANGE on overflow. */
@@ -31,6 +31,8 @@ bool when_looks_like_time(const char *s);
 void time_format_rfc3339(int64_t ns, char *buf, size_t len);
 /* Local time for tables: 2026-11-30 09:37:58 */
 void time_format_local(int64_t ns, char *buf, size_t len);
+/* The same with milliseconds, for steps below a second: 2026-11-30 09:37:58.500 */
+void time_format_local_ms(int64_t ns, char *buf, size_t len);
 
 /* CLOCK_REALTIME, plus the test seam's offset where a test has set one
  * (SCALEMON_TEST_REALTIME_OFFSET_FILE, see timeutil.c). */

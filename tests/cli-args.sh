@@ -22,6 +22,7 @@ NOW=now
 table=$(cat <<'EOF'
 2|^no verb given; try 'scalemonctl --help'$|
 2|^unknown verb 'frobnicate'; try 'scalemonctl --help'$|frobnicate
+2|^unknown verb 'reprot'; did you mean 'report'\? \(scalemonctl --help lists them\)$|reprot
 2|^unknown verb ''; try|""
 2|^unknown verb 'x+\[\.\.\.[0-9]+ bytes\.\.\.\]x+'; try 'scalemonctl --help'$|$H
 2|^unknown option '--bogus'; try 'scalemonctl --help'$|--bogus status
@@ -39,6 +40,7 @@ table=$(cat <<'EOF'
 2|^query needs a METRIC \(scalemonctl metrics lists them\)$|query
 2|^unknown metric 'nosuch' \(scalemonctl metrics lists them\)$|query nosuch
 2|^unknown metric '' \(scalemonctl|query ""
+2|^unknown metric 'context_switch' \(scalemonctl metrics lists them\); did you mean 'context_switches'\?$|query context_switch
 2|^unknown metric 'x+\[\.\.\.[0-9]+ bytes\.\.\.\]x+' \(scalemonctl metrics lists them\)$|query $H
 2|^query takes one METRIC, got also 'extra'$|query context_switches extra
 2|^option '--since' needs a value; try 'scalemonctl query --help'$|query context_switches --since
@@ -120,6 +122,10 @@ table=$(cat <<'EOF'
 2|^--score-regex s: needs a capture group|run exec x --score-regex 's=[0-9]+' -- true
 2|^--score-regex s: not a POSIX extended regular expression|run exec x --score-regex 's=([0-9]+' -- true
 2|^--score-regex '--': expected KEY=VALUE$|run exec x --score-regex -- true
+2|^--score-regex n given twice$|run exec x --score-regex 'n=([0-9]+)' --score-regex 'n=sum:([0-9]+)' -- true
+2|^--score-regex s: needs a capture group|run exec x --score-regex 's=sum:[0-9]+' -- true
+2|^use only one of --name-suffix and --replace$|run start x --name-suffix --replace
+2|^use only one of --name-suffix and --replace$|run exec x --replace --name-suffix -- true
 2|^unknown option '--bogus'; try 'scalemonctl run exec --help'$|run exec x --bogus -- true
 2|^--lower-is-better 's,': |run exec x --lower-is-better s, -- true
 2|^run mark takes \[NAME\] TEXT|run mark
@@ -148,6 +154,12 @@ table=$(cat <<'EOF'
 1|^no runs tagged ways=999 between|runs --tag ways=999
 2|^report takes no arguments, got 'extra'|report extra
 2|^--metric: unknown metric 'nope'|report --metric nope
+2|^--metric: unknown metric 'lock_contention' \(scalemonctl metrics lists them\); did you mean 'lock_contentions'\?$|report --metric lock_contention
+2|^--group-by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|report --group-by way
+2|^--metric: unknown metric 'contextswitches' \(scalemonctl metrics lists them\); did you mean 'context_switches'\?$|top --metric contextswitches
+2|^--group-by 'threads': no selected run has it \(tags: ways\)$|report --group-by threads
+2|^--baseline ways=16: no selected run has ways=16 \(ways: 1, 2, 4\)$|report --group-by ways --baseline ways=16
+2|^--group-by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|plot groups --group-by way
 2|^--metric '': no metric named; give METRIC|report --metric ""
 2|^--metric ',': no metric named; give METRIC|report --metric ,
 2|^option '--metric' needs a value; try|report --metric
@@ -176,6 +188,9 @@ table=$(cat <<'EOF'
 2|^unknown option '--bogus'; try 'scalemonctl curve --help'$|curve --by ways --bogus
 2|^--work 'some': use fixed \(the same work at every N\) or per-n |curve --by ways --work some
 2|^--lower-is-better '9x': |curve --by ways --lower-is-better 9x
+2|^--by 'way': no selected run has it \(tags: ways\); did you mean 'ways'\?$|curve --by way
+2|^--series 'kind': no selected run has it \(tags: ways\)$|curve --by ways --series kind
+2|^--by 'wayz': no selected run has it \(tags: ways\); did you mean 'ways'\?$|plot curve --by wayz
 2|^plot needs a KIND: timeseries, heatmap, curve, groups, scatter or explain$|plot
 2|^unknown plot kind 'pie': use timeseries|plot pie
 2|^unknown plot kind '': use timeseries|plot ""

@@ -94,6 +94,12 @@ int main(void)
         bad("interval = 5ms\n", "test.conf:1: interval 5ms is out of range (10ms..1m)", "interval below 10ms");
         bad("interval = 2m\n", "out of range", "interval above 60s");
         bad("metrics = context_switches, bogus\n", "test.conf:1: unknown metric 'bogus'", "unknown metric");
+        /* issue 17 item 6: a set that enables nothing is refused, at the line that emptied it */
+        bad("metrics = context_switches\nexclude = context_switches\n",
+            "test.conf:2: metrics and exclude leave no metric enabled", "metrics minus exclude is empty");
+        bad("exclude = context_switches\n\nmetrics = context_switches\n",
+            "test.conf:3: metrics and exclude leave no metric enabled", "the later of the two lines is named");
+        bad("metrics = ,\n", "test.conf:1: no metric enabled", "an empty metrics list");
         bad("interval = 1s\ninterval = 2s\n", "test.conf:2: 'interval' is set twice", "duplicate key");
         bad("interval 1s\n", "test.conf:1: expected 'key = value'", "missing =");
         bad("database = relative.db\n", "must be an absolute path", "relative database path");

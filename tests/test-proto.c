@@ -114,6 +114,27 @@ int main(void)
         proto_request_free(&req);
         proto_request_free(&back);
 
+        /* run-start's if_exists (issue 17, item 8) */
+        bad("{\"cmd\":\"run-start\",\"name\":\"r\",\"if_exists\":\"overwrite\"}",
+            "'if_exists' must be \"refuse\", \"number\" or \"replace\"");
+        bad("{\"cmd\":\"run-start\",\"name\":\"r\",\"if_exists\":1}", "'if_exists' must be");
+        bad("{\"cmd\":\"run-stop\",\"if_exists\":\"number\"}", "'run-stop' does not take 'if_exists'");
+        for (int k = 0; k < 3; k++) {
+                static const char *const how[] = { "refuse", "number", "replace" };
+                char buf[128];
+                snprintf(buf, sizeof buf, "{\"cmd\":\"run-start\",\"name\":\"loop\",\"if_exists\":\"%s\"}", how[k]);
+                ok(proto_parse_request(buf, strlen(buf), &req, &err) == 0 && (int)req.if_exists == k,
+                   "if_exists %s parsed", how[k]);
+                j = proto_request_to_json(&req);
+                line = json_dumps(j, JSON_COMPACT);
+                ok(proto_parse_request(line, strlen(line), &back, &err) == 0 && back.if_exists == req.if_exists,
+                   "and built back the same: %s", line);
+                free(line);
+                json_decref(j);
+                proto_request_free(&req);
+                proto_request_free(&back);
+        }
+
         {
                 const char *missing = NULL;
                 ok(requests_check(&missing) == 0, "the daemon has a handler for every command");

@@ -90,17 +90,41 @@ int main(void)
         ok(when_parse("-2x", now, &t) == -EINVAL, "relative with bad unit refused");
         ok(when_parse("@", now, &t) == -EINVAL, "bare @ refused");
         ok(when_parse("@-5", now, &t) == -EINVAL, "negative epoch refused");
-        ok(when_parse("yesterday", now, &t) == -EINVAL, "words refused");
+        /* issue 17 item 10: the words people type (this was "words refused") */
+        ok(when_parse("today", now, &t) == 0 && t == 1764460800LL * S, "today: local midnight (TZ=UTC)");
+        ok(when_parse("yesterday", now, &t) == 0 && t == 1764374400LL * S, "yesterday: the midnight before");
+        ok(when_parse("-1d", now, &t) == 0 && t == now - 86400 * S, "relative -1d");
+        ok(when_parse("now-1h", now, &t) == 0 && t == now - 3600 * S, "now-1h");
+        ok(when_parse("now-90s", now, &t) == 0 && t == now - 90 * S, "now-90s");
+        ok(when_parse("now-", now, &t) == -EINVAL && when_parse("now-1x", now, &t) == -EINVAL &&
+           when_parse("now+1h", now, &t) == -EINVAL && when_parse("tomorrow", now, &t) == -EINVAL &&
+           when_parse("Today", now, &t) == -EINVAL, "now-, now-1x, now+1h, tomorrow, Today refused");
+        setenv("TZ", "Europe/Berlin", 1);
+        tzset();
+        /* 2026-03-29 is the spring-forward day in Berlin: 23 hours long */
+        ok(when_parse("yesterday", 1774864800LL * S, &t) == 0 && t == 1774738800LL * S,
+           "yesterday across a DST change: 2026-03-29 00:00 CET (got %lld)", (long long)(t / S));
+        ok(when_parse("today", 1774864800LL * S, &t) == 0 && t == 1774821600LL * S,
+           "today after the DST change: 2026-03-30 00:00 CEST");
+        setenv("TZ", "UTC", 1);
+        tzset();
+        ok(when_parse("words", now, &t) == -EINVAL, "other words refused");
         ok(when_parse("2026-11-30 09", now, &t) == -EINVAL, "hour without minutes refused");
         ok(when_parse("", now, &t) == -EINVAL, "empty refused");
 
         ok(when_looks_like_time("2026-11-30") && when_looks_like_time("-2h") && when_looks_like_time("@1"),
            "time-like arguments recognised");
         ok(!when_looks_like_time("run42") && !when_looks_like_time("baseline"), "run names are not time-like");
+        ok(when_looks_like_time("yesterday") && when_looks_like_time("today") && when_looks_like_time("now-1h"),
+           "today, yesterday and now-DUR are time-like");
 
         time_format_rfc3339(1796031478LL * S + 123456789, buf, sizeof buf);
         is_str(buf, "2026-11-30T09:37:58.123Z", "RFC 3339 output");
         time_format_local(1796031478LL * S, buf, sizeof buf);
         is_str(buf, "2026-11-30 09:37:58", "local output (TZ=UTC)");
+        time_format_local_ms(1796031478LL * S + 500 * 1000000LL, buf, sizeof buf);
+        is_str(buf, "2026-11-30 09:37:58.500", "local output with milliseconds");
+        time_format_local_ms(1796031478LL * S + 999999999LL, buf, sizeof buf);
+        is_str(buf, "2026-11-30 09:37:58.999", "milliseconds truncated, never rounded into the next second");
         return tap_done();
 }
