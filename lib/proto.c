@@ -8,6 +8,7 @@
  *   {"cmd": "run-mark", "text": "warm-up done"}
  *   {"cmd": "status"}   {"cmd": "reload"}   {"cmd": "import"} (+ an fd)
  *   {"cmd": "run-delete", "name": "run42"}
+ *   {"cmd": "totals"}   (read-only: every counter's total since the daemon started)
  *
  * Every field is checked for type and shape; unknown fields are refused,
  * so a typo is an error rather than silently ignored.
@@ -33,6 +34,7 @@ static const char *const cmd_names[_CMD_MAX] = {
         [CMD_RELOAD] = "reload",
         [CMD_IMPORT] = "import",
         [CMD_RUN_DELETE] = "run-delete",
+        [CMD_TOTALS] = "totals",
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd)
@@ -42,7 +44,7 @@ const char *proto_cmd_name(enum proto_cmd cmd)
 
 bool proto_cmd_changes_state(enum proto_cmd cmd)
 {
-        return cmd != CMD_STATUS;
+        return cmd != CMD_STATUS && cmd != CMD_TOTALS;
 }
 
 /* Run names: what a shell user types without quoting, not starting with
@@ -228,6 +230,7 @@ static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_RELOAD] = 0,
         [CMD_IMPORT] = 0,
         [CMD_RUN_DELETE] = F_NAME,
+        [CMD_TOTALS] = 0,
 };
 
 static int get_string(json_t *o, const char *key, size_t max, char **ret, char **ret_err)
@@ -400,7 +403,7 @@ int proto_parse_request(const char *line, size_t len, struct proto_request *req,
                         r = parse_fields(o, req->cmd, req, ret_err);
                         goto out;
                 }
-        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import)",
+        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import, run-delete, totals)",
                  json_string_value(cmd));
 out:
         json_decref(o);

@@ -27,6 +27,7 @@ enum proto_cmd {
         CMD_RELOAD,     /* re-read the configuration */
         CMD_IMPORT,     /* an export document, passed as a file descriptor */
         CMD_RUN_DELETE, /* name: a finished run and what belongs to it */
+        CMD_TOTALS,     /* anyone: running totals since start, and health (daemon/totals.c) */
         _CMD_MAX,
 };
 
