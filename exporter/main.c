@@ -449,6 +449,6 @@ int main(int argc, char **argv)
         x.store = store_close(x.store);
         free(x.daemon_err);
         free(x.db_err);
-        log_info("stopped after %" PRIu64 " scrapes", x.scrapes);
+        log_info("stopped after %" PRIu64 " scrape%s", x.scrapes, x.scrapes == 1 ? "" : "s");
         return 0;
 }
