@@ -1,0 +1,154 @@
+#!/bin/bash
+# live-exporter-abuse.sh - bad clients against scalemon-exporter (loopback
+# only): a slow client that never finishes its request, a 1 MB request
+# line, and 500 connections at once.  Each is bounded (the slow one is
+# closed after --timeout, the long line is refused with an HTTP error
+# without being buffered, connections past --max-connections are closed at
+# once, the exporter's memory stays small), each is logged once rather
+# than once per connection, a real scrape is still answered meanwhile or
+# right after, and scalemond's ticks are unaffected (no interval more than
+# one late, as fault-load.sh judges it).
+. "$srcdir/tests/lib.sh"
+need_root
+command -v curl >/dev/null || skip_all "no curl"
+EXPORTER=$top_builddir/scalemon-exporter
+SAN=0; grep -q '^SAN_CFLAGS = .*-fsanitize' "$top_builddir/Makefile" 2>/dev/null && SAN=1
+MAXC=32
+TIMEOUT=3
+
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+EXP_PID=
+stop_all() { [ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null; EXP_PID=; cleanup; }
+trap stop_all EXIT
+
+start_daemon
+"$EXPORTER" --listen "127.0.0.1:$PORT" --socket "$SOCK" --db "$DB" --max-connections $MAXC --timeout ${TIMEOUT}s \
+        >"$TMP/exporter.log" 2>&1 &
+EXP_PID=$!
+for i in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null && break; sleep 0.1; done
+scrape_ms() {   # a scrape's time in ms, or "failed"
+        curl -sf -o "$TMP/scrape.txt" -w '%{time_total}' --max-time 5 "http://127.0.0.1:$PORT/metrics" |
+                awk '{ printf "%d\n", $1 * 1000 }' && grep -q '^scalemon_up 1$' "$TMP/scrape.txt" || echo failed
+}
+rss() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$EXP_PID/status"; }
+first=$(sql "SELECT coalesce(max(id), 0) FROM tick")
+rss0=$(rss)
+
+# --- a slow client: half a request line, then nothing ---
+python3 - "$PORT" "$TIMEOUT" >"$TMP/slow.out" <<'EOP' &
+import socket, sys, time
+port, timeout = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /metr")
+t0 = time.time()
+s.settimeout(timeout + 10)
+try:
+    data = s.recv(100)
+except OSError:
+    data = b"?"
+print("closed_after=%.1f bytes=%d" % (time.time() - t0, len(data)))
+EOP
+SLOW=$!
+sleep 0.5
+ms=$(scrape_ms)
+check "a scrape is answered while a slow client holds a connection ($ms ms)" -- test "$ms" != failed
+wait $SLOW
+out=$(cat "$TMP/slow.out")
+secs=$(echo "$out" | sed -n 's/closed_after=\([0-9.]*\).*/\1/p')
+python3 -c "import sys; sys.exit(0 if $TIMEOUT - 0.5 <= ${secs:-99} <= $TIMEOUT + 2 else 1)"
+ok $? "the slow client is closed after the ${TIMEOUT}s timeout ($out)"
+
+# --- a 1 MB request line ---
+resp=$(python3 - "$PORT" <<'EOP'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+sent = 0
+line = b"GET /" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+try:
+    while sent < len(line):
+        sent += s.send(line[sent:sent + 65536])
+except OSError as e:
+    pass
+try:
+    data = s.recv(4096)
+except OSError as e:
+    data = b""
+print("sent=%d status=%s" % (sent, data.split(b"\r\n")[0].decode(errors="replace") or "closed"))
+EOP
+)
+diag "1 MB request line: $resp"
+echo "$resp" | grep -Eq 'status=(HTTP/1.1 (414|431|413|400)|closed)'
+ok $? "a 1 MB request line is refused ($(echo "$resp" | sed 's/.*status=//'))"
+ms=$(scrape_ms)
+check "and a scrape right after is answered ($ms ms)" -- test "$ms" != failed
+
+# --- 500 connections at once ---
+fds0=$(ls "/proc/$EXP_PID/fd" | wc -l)
+res=$(python3 - "$PORT" "$EXP_PID" <<'EOP'
+import os, socket, sys, time
+port, pid = int(sys.argv[1]), sys.argv[2]
+socks, refused = [], 0
+for i in range(500):
+    try:
+        socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+    except OSError:
+        refused += 1
+time.sleep(1.0)
+fds = len(os.listdir("/proc/%s/fd" % pid))
+# a connection the exporter closed reads as EOF at once
+open_ = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        d = s.recv(1)
+        if d == b"":
+            continue
+        open_ += 1
+    except BlockingIOError:
+        open_ += 1
+    except OSError:
+        pass
+print("connected=%d refused=%d still_open=%d exporter_fds=%d" % (len(socks), refused, open_, fds))
+time.sleep(0.5)
+for s in socks:
+    s.close()
+EOP
+)
+diag "500 connections: $res"
+# The exporter holds at most --max-connections of them; the kernel's
+# listen backlog (128) holds more, completed but not accepted, and
+# refuses the rest: bounded either way.
+fds=$(echo "$res" | sed -n 's/.*exporter_fds=\([0-9]*\).*/\1/p')
+still=$(echo "$res" | sed -n 's/.*still_open=\([0-9]*\).*/\1/p')
+[ "${fds:-999}" -le $((fds0 + MAXC)) ]
+ok $? "of 500 connections the exporter holds at most --max-connections $MAXC (fds $fds0 -> $fds)"
+[ "${still:-999}" -le $((MAXC + 128 + 2)) ]
+ok $? "the rest wait in the kernel's backlog or are refused: $still of 500 open, at most $MAXC + backlog 128"
+sleep 0.3
+ms=$(scrape_ms)
+check "a scrape after them is answered ($ms ms)" -- test "$ms" != failed
+rss1=$(rss)
+diag "exporter RSS ${rss0} kB before, ${rss1} kB after"
+[ "$rss1" -lt $((rss0 + 16384)) ]; ok $? "the exporter's memory stays bounded (${rss0} -> ${rss1} kB)"
+lines=$(grep -c 'http: ' "$TMP/exporter.log")
+sed 's/^/# exporter: /' "$TMP/exporter.log"
+ok $(( lines <= 4 ? 0 : 1 )) "libmicrohttpd's complaints are logged once each, not per connection ($lines lines)"
+
+# --- scalemond's ticks ---
+ctl --format json status >"$TMP/status.json"
+late_us=$(jpy 'd["daemon"]["retention"]["tick_late_max_us"]' <"$TMP/status.json")
+last=$(sql "SELECT max(id) FROM tick")
+iv=$(interval_ns)
+late=$(sql "SELECT count(*) FROM (SELECT t + dur - lag(t + dur) OVER (ORDER BY id) AS step FROM tick
+            WHERE id >= $first AND id <= $last) WHERE step > 2 * $iv")
+worst=$(sql "SELECT max(step) / 1000000 FROM (SELECT t + dur - lag(t + dur) OVER (ORDER BY id) AS step FROM tick
+             WHERE id >= $first AND id <= $last)")
+if [ $SAN = 1 ]; then
+        skip_one "the sanitizer build: $late late, longest step ${worst} ms" -- "scalemond's ticks unaffected"
+else
+        [ "$late" = 0 ]; ok $? "scalemond's ticks unaffected: none more than one interval late ($late late, longest step ${worst} ms, status tick_late_max_us $late_us)"
+fi
+kill "$EXP_PID"; wait "$EXP_PID"; rc=$?; EXP_PID=
+check "the exporter stops cleanly ($rc)" -- test "$rc" = 0
+finish
