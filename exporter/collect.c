@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,19 +47,47 @@ int collect_family_name(const char *metric, const char *unit, char *out, size_t 
         return 0;
 }
 
+/* decimals such that factor is 10^-decimals (cpu_user's 1/100 s clock
+ * ticks: 2), or -1: such values are written exactly (expo_sample_decimal) */
+static int decimals_of(double factor)
+{
+        double p = 1;
+
+        for (int k = 0; k <= 9; k++, p *= 10)
+                if (fabs(factor * p - 1) < 1e-9)
+                        return k;
+        return -1;
+}
+
+static int put_counter(struct expo *e, const struct expo_label *l, size_t n, int64_t raw, double factor, int decimals)
+{
+        return decimals >= 0 ? expo_sample_decimal(e, l, n, raw, decimals) : expo_sample(e, l, n, (double)raw * factor);
+}
+
 static int put_counters(struct expo *e, const struct src_totals *t, enum collect_per per)
 {
-        double *node_sum = calloc((size_t)MAX(t->nnodes, 1), sizeof *node_sum);
+        int64_t *node_sum = calloc((size_t)MAX(t->nnodes, 1), sizeof *node_sum);
+        char (*cpu_s)[12] = calloc((size_t)MAX(t->ncpus, 1), sizeof *cpu_s);      /* labels, made once */
+        char (*cpu_node_s)[12] = calloc((size_t)MAX(t->ncpus, 1), sizeof *cpu_node_s);
         int r = 0;
 
-        if (!node_sum)
+        if (!node_sum || !cpu_s || !cpu_node_s) {
+                free(node_sum);
+                free(cpu_s);
+                free(cpu_node_s);
                 return -ENOMEM;
+        }
+        for (int c = 0; c < t->ncpus; c++) {
+                snprintf(cpu_s[c], sizeof cpu_s[c], "%d", c);
+                snprintf(cpu_node_s[c], sizeof cpu_node_s[c], "%d", t->cpu_node[c]);
+        }
         for (size_t i = 0; r >= 0 && i < t->nmetrics; i++) {
                 const struct src_metric *m = &t->metrics[i];
                 const struct metric_def *d = metric_by_name(m->name);
-                char family[128], help[512], cpu[16], node[16];
+                char family[128], help[512], node[16];
                 const char *unit;
                 double factor;
+                int dec;
 
                 if (collect_family_name(m->name, m->unit, family, sizeof family, &factor, &unit) < 0)
                         continue;
@@ -68,38 +97,38 @@ static int put_counters(struct expo *e, const struct src_totals *t, enum collect
                 if (r < 0)
                         break;
                 factor *= m->scale;
+                dec = decimals_of(factor);
                 if (m->scope == SCOPE_SYSTEM) {
                         if (m->nvalues > 0)
-                                r = expo_sample(e, NULL, 0, (double)m->values[0] * factor);
+                                r = put_counter(e, NULL, 0, m->values[0], factor, dec);
                 } else if (m->scope == SCOPE_CPU && per == COLLECT_PER_CPU) {
                         for (int c = 0; r >= 0 && c < m->nvalues && c < t->ncpus; c++) {
-                                struct expo_label l[] = { { "cpu", cpu }, { "node", node } };
-                                snprintf(cpu, sizeof cpu, "%d", c);
-                                snprintf(node, sizeof node, "%d", t->cpu_node[c]);
-                                r = expo_sample(e, l, ELEMENTSOF(l), (double)m->values[c] * factor);
+                                struct expo_label l[] = { { "cpu", cpu_s[c] }, { "node", cpu_node_s[c] } };
+                                r = put_counter(e, l, ELEMENTSOF(l), m->values[c], factor, dec);
                         }
                 } else {
                         /* per node: a node metric as it is, a cpu metric summed */
-                        for (int k = 0; k < t->nnodes; k++)
-                                node_sum[k] = 0;
                         for (int k = 0; k < t->nnodes; k++) {
+                                node_sum[k] = 0;
                                 if (m->scope == SCOPE_NODE) {
-                                        if (t->nodes[k] < m->nvalues)
-                                                node_sum[k] = (double)m->values[t->nodes[k]];
+                                        if (t->nodes[k] >= 0 && t->nodes[k] < m->nvalues)
+                                                node_sum[k] = m->values[t->nodes[k]];
                                         continue;
                                 }
                                 for (int c = 0; c < m->nvalues && c < t->ncpus; c++)
                                         if (t->cpu_node[c] == t->nodes[k])
-                                                node_sum[k] += (double)m->values[c];
+                                                node_sum[k] += m->values[c];
                         }
                         for (int k = 0; r >= 0 && k < t->nnodes; k++) {
                                 struct expo_label l[] = { { "node", node } };
                                 snprintf(node, sizeof node, "%d", t->nodes[k]);
-                                r = expo_sample(e, l, 1, node_sum[k] * factor);
+                                r = put_counter(e, l, 1, node_sum[k], factor, dec);
                         }
                 }
         }
         free(node_sum);
+        free(cpu_s);
+        free(cpu_node_s);
         return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum expo_format {
         EXPO_PROMETHEUS,        /* text/plain; version=0.0.4 */
@@ -39,6 +40,11 @@ struct expo *expo_free(struct expo *e);
 int expo_family(struct expo *e, const char *name, enum expo_type type, const char *unit, const char *help);
 /* One sample of the current family.  -EINVAL on a bad label name. */
 int expo_sample(struct expo *e, const struct expo_label *labels, size_t nlabels, double value);
+/* The same, for the value mantissa / 10^decimals (decimals 0..9), written
+ * exactly: 237 with 2 decimals is 2.37, without a detour through binary
+ * floating point. */
+int expo_sample_decimal(struct expo *e, const struct expo_label *labels, size_t nlabels, int64_t mantissa,
+                        int decimals);
 
 /* The text (with "# EOF" in OpenMetrics); the writer is then spent.
  * *ret is malloc'd, NUL-terminated, *ret_len bytes. */

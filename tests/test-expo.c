@@ -241,6 +241,11 @@ static void test_writer(void)
                 ok(expo_family(e, "g", EXPO_GAUGE, NULL, NULL) == 0, "gauge family without help");
                 ok(expo_sample(e, (struct expo_label[]){ { "__x", "1" } }, 1, 1) == -EINVAL, "reserved label name refused");
                 ok(expo_sample(e, NULL, 0, 12345678901.0) == 0 && expo_sample(e, NULL, 0, 0.1) == 0, "values");
+                ok(expo_sample_decimal(e, (struct expo_label[]){ { "d", "1" } }, 1, 237, 2) == 0 &&
+                   expo_sample_decimal(e, (struct expo_label[]){ { "d", "2" } }, 1, 250, 2) == 0 &&
+                   expo_sample_decimal(e, (struct expo_label[]){ { "d", "3" } }, 1, 7, 9) == 0 &&
+                   expo_sample_decimal(e, (struct expo_label[]){ { "d", "4" } }, 1, -1500, 3) == 0 &&
+                   expo_sample_decimal(e, (struct expo_label[]){ { "d", "5" } }, 1, 300, 2) == 0, "decimal values");
                 ok(expo_family(e, "r", EXPO_INFO, NULL, "runs") == 0 && expo_sample(e, l, 1, 1) == 0, "info family");
                 ok(expo_finish(e, &text, &len) == 0, "finish");
                 expo_free(e);
@@ -250,6 +255,8 @@ static void test_writer(void)
                 ok(found, "a label value with quote, backslash, newline and a bad byte reads back escaped");
                 contains(text, "\ng 12345678901\n", "an integer is written as one");
                 contains(text, "\ng 0.1\n", "0.1 in the fewest digits");
+                contains(text, "\ng{d=\"1\"} 2.37\ng{d=\"2\"} 2.5\ng{d=\"3\"} 0.000000007\ng{d=\"4\"} -1.5\ng{d=\"5\"} 3\n",
+                         "decimals written exactly, trailing zeros dropped");
                 if (f == EXPO_OPENMETRICS) {
                         contains(text, "# TYPE x_seconds counter\n# UNIT x_seconds seconds\n", "OpenMetrics counter metadata");
                         contains(text, "\\\"quotes\\\"\\nand", "OpenMetrics escapes \" and newline in HELP");
