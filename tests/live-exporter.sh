@@ -150,6 +150,30 @@ check "Prometheus ingested the OpenMetrics exposition (metadata type of scalemon
 health=$(curl -sf "$API/targets" | jpy 'd["data"]["activeTargets"][0]["lastError"]')
 check "the target has no scrape error ('$health')" -- test -z "$health"
 
+# The README's PromQL examples: Prometheus parses and evaluates each
+# (with run r42 made the test's run pp); the first is the context switches
+# per CPU during the run, in whole 5 s steps, and must find the run's
+# window: evaluated once the step after the run's end has passed, it
+# counts at least what the run itself did (scalemonctl report).
+while python3 -c "import sys, time; sys.exit(0 if time.time() < $T2 + 6 else 1)"; do sleep 0.5; done
+own=$(ctl --format json report --since pp --until pp | jpy 'd["runs"][0]["metrics"]["context_switches"]["total"]')
+n=0
+while IFS= read -r -d '' block; do
+        n=$((n + 1))
+        res=$(curl -s "$API/query" --data-urlencode "query=${block//r42/pp}")
+        st=$(echo "$res" | jpy 'd["status"]')
+        check "README's PromQL example $n is accepted ($st$( [ "$st" = success ] || echo ": $res"))" -- test "$st" = success
+        if [ $n = 1 ]; then
+                v=$(echo "$res" | jpy 'sum(float(r["value"][1]) for r in d["data"]["result"])')
+                python3 -c "import sys; sys.exit(0 if $v >= 2 * $N and $v >= 0.95 * $own else 1)"
+                ok $? "the README's query finds the run's window: $v switches in its 5 s steps, the run's own $own, 2N $((2 * N))"
+        fi
+done < <(python3 -c '
+import re, sys
+for b in re.findall(r"```promql\n(.*?)```", open(sys.argv[1]).read(), re.S):
+    sys.stdout.write(b.strip() + "\0")' "$srcdir/README.md")
+ok $(( n >= 4 ? 0 : 1 )) "README has $n PromQL examples"
+
 curl -sf "http://127.0.0.1:$EPORT/metrics" >"$TMP/metrics.txt"
 check "promtool check metrics accepts the 0.0.4 exposition" -- sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"
 sed 's/^/# promtool: /' "$TMP/promtool.out"
