@@ -247,6 +247,18 @@ static int listen_on(const char *spec, int *ret_fd, char **ret_err)
                 return -EINVAL;
         }
         port = colon + 1;
+        {
+                char *end;
+                long v;
+
+                errno = 0;
+                v = strtol(port, &end, 10);
+                if (errno || *end || v < 1 || v > 65535) {
+                        if (asprintf(ret_err, "--listen %s: the port is a number from 1 to 65535", spec) < 0)
+                                *ret_err = NULL;
+                        return -EINVAL;
+                }
+        }
         if (spec[0] == '[' && colon > spec + 1 && colon[-1] == ']')
                 host = strndup(spec + 1, (size_t)(colon - spec - 2));
         else if (colon > spec)
@@ -412,7 +424,7 @@ int main(int argc, char **argv)
                 r = listen_on(x.listen ? x.listen : def, &fd, &err);
                 if (r < 0) {
                         fprintf(stderr, "scalemon-exporter: %s\n", err ? err : strerror(-r));
-                        return 1;
+                        return r == -EINVAL ? 2 : 1;    /* a malformed --listen is bad usage */
                 }
         }
 

@@ -21,11 +21,21 @@ EXP_PID=
 stop_all() { [ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null; EXP_PID=; cleanup; }
 trap stop_all EXIT
 
+# --- bad command lines: one line, exit 2; a port in use: exit 1 ---
+for args in "--per socket" "--listen 127.0.0.1:99999" "--listen nonsense" "--timeout 0s" "--max-connections 1" "extra"; do
+        out=$(timeout 5 "$EXPORTER" $args 2>&1); rc=$?
+        [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ]; ok $? "scalemon-exporter $args: exit $rc, one line: $out"
+done
+"$EXPORTER" --help | grep -q -- "--listen ADDR:PORT"; ok $? "--help describes --listen"
+
 start_daemon
 "$EXPORTER" --listen "127.0.0.1:$PORT" --socket "$SOCK" --db "$DB" --max-connections $MAXC --timeout ${TIMEOUT}s \
         >"$TMP/exporter.log" 2>&1 &
 EXP_PID=$!
 for i in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null && break; sleep 0.1; done
+out=$(timeout 5 "$EXPORTER" --listen "127.0.0.1:$PORT" --socket "$SOCK" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "cannot listen on 127.0.0.1:$PORT: Address already in use"
+ok $? "a second exporter on the same port: exit $rc, $out"
 scrape_ms() {   # a scrape's time in ms, or "failed"
         curl -sf -o "$TMP/scrape.txt" -w '%{time_total}' --max-time 5 "http://127.0.0.1:$PORT/metrics" |
                 awk '{ printf "%d\n", $1 * 1000 }' && grep -q '^scalemon_up 1$' "$TMP/scrape.txt" || echo failed
