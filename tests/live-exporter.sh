@@ -17,8 +17,10 @@
 # (extrapolated by 1ms in 10s, 0.01%).  The counters grew, between them,
 # by the deltas of the ticks from L1 to L2 (the last-sample times S1 and
 # S2 carry), that is of the ticks that start in [L1, L2): what
-# `scalemonctl query --since @L1-1ms --until @L2-1ms` sums (ticks are
-# selected by their start; the 1 ms margins absorb the float seconds).
+# `scalemonctl query --since @L1-iv/2 --until @L2-iv/2` sums (ticks are
+# selected by their start, every interval iv; the half-interval margins
+# absorb the float seconds and the daemon's conversion of the last
+# sample's monotonic time to wall-clock time, good to a millisecond).
 . "$srcdir/tests/lib.sh"
 need_root
 command -v prometheus >/dev/null || skip_all "no prometheus binary (Debian package prometheus)"
@@ -104,8 +106,9 @@ W_MS=$(python3 -c "print(round(($T2 - $T1) * 1000) + 1)")
 diag "scrapes at $T1 and $T2 ($W_MS ms apart); their counters end at $L1 and $L2"
 
 wait_flushed "$(python3 -c "print(int($L2 * 1e9))")" || bail "the database lags"
-since=$(python3 -c "print('@%.3f' % ($L1 - 0.001))")
-until=$(python3 -c "print('@%.3f' % ($L2 - 0.001))")
+half=$(python3 -c "print($(interval_ns) / 2e9)")
+since=$(python3 -c "print('@%.3f' % ($L1 - $half))")
+until=$(python3 -c "print('@%.3f' % ($L2 - $half))")
 query_total() { ctl --format csv query context_switches --since "$since" --until "$until" "$@" |
         awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "value") c = i; next } { s += $c } END { printf "%.0f\n", s }'; }
 
@@ -155,7 +158,7 @@ check "the target has no scrape error ('$health')" -- test -z "$health"
 # per CPU during the run, in whole 5 s steps, and must find the run's
 # window: evaluated once the step after the run's end has passed, it
 # counts at least what the run itself did (scalemonctl report).
-while python3 -c "import sys, time; sys.exit(0 if time.time() < $T2 + 6 else 1)"; do sleep 0.5; done
+while python3 -c "import sys, time; sys.exit(0 if time.time() < $T2 + 11 else 1)"; do sleep 0.5; done
 own=$(ctl --format json report --since pp --until pp | jpy 'd["runs"][0]["metrics"]["context_switches"]["total"]')
 n=0
 while IFS= read -r -d '' block; do
