@@ -37,6 +37,7 @@
 #define DEFAULT_SOCKET        "/run/scalemon/control.sock"
 #define DEFAULT_DB            "/var/lib/scalemon/scalemon.db"
 #define DEFAULT_MAX_CONN      32
+#define DEFAULT_MAX_RUNS      200
 #define DEFAULT_TIMEOUT_S     10
 #define DAEMON_TIMEOUT_MS     3000
 #define CONN_MEMORY_LIMIT     (16 * 1024)       /* request line and headers, per connection */
@@ -48,6 +49,7 @@ struct exporter {
         const char *db_path;
         enum collect_per per;
         int64_t runs_since_ns;          /* runs that started this long ago and later */
+        unsigned max_runs;              /* at most this many of them, the newest */
         unsigned max_conn;
         unsigned timeout_s;
 
@@ -174,7 +176,7 @@ static enum MHD_Result scrape(struct exporter *x, struct MHD_Connection *conn)
                         note_state(&x->db_err, "database", err ? err : strerror(-r));
         }
         if (x->store) {
-                r = src_runs_read(x->store, now_realtime_ns() - x->runs_since_ns, &runs, &nruns);
+                r = src_runs_read(x->store, now_realtime_ns() - x->runs_since_ns, x->max_runs, &runs, &nruns);
                 if (r < 0) {
                         char msg[512];
                         snprintf(msg, sizeof msg, "cannot read runs from %s: %s", x->db_path,
@@ -297,12 +299,13 @@ static void help(void)
                "  -d, --db PATH            the database, read-only, for runs (default %s)\n"
                "      --per cpu|node       cpu counters per CPU (default), or summed per NUMA node\n"
                "      --runs-since DUR     runs that started within DUR (default 7d), and any still running\n"
+               "      --max-runs N         at most the newest N of those (default %d)\n"
                "      --max-connections N  connections at once (default %d); more are closed at once\n"
                "      --timeout DUR        close a connection idle this long (default %ds)\n"
                "  -h, --help               this text\n"
                "      --version            the version\n\n"
                "See scalemon-exporter(8).\n",
-               DEFAULT_PORT, DEFAULT_SOCKET, DEFAULT_DB, DEFAULT_MAX_CONN, DEFAULT_TIMEOUT_S);
+               DEFAULT_PORT, DEFAULT_SOCKET, DEFAULT_DB, DEFAULT_MAX_RUNS, DEFAULT_MAX_CONN, DEFAULT_TIMEOUT_S);
 }
 
 static int usage(const char *fmt, ...) _printf_(1, 2);
@@ -320,13 +323,14 @@ static int usage(const char *fmt, ...)
 
 static int parse_args(int argc, char **argv, struct exporter *x)
 {
-        enum { OPT_PER = 256, OPT_RUNS_SINCE, OPT_MAX_CONN, OPT_TIMEOUT, OPT_VERSION };
+        enum { OPT_PER = 256, OPT_RUNS_SINCE, OPT_MAX_RUNS, OPT_MAX_CONN, OPT_TIMEOUT, OPT_VERSION };
         static const struct option opts[] = {
                 { "listen", required_argument, NULL, 'l' },
                 { "socket", required_argument, NULL, 's' },
                 { "db", required_argument, NULL, 'd' },
                 { "per", required_argument, NULL, OPT_PER },
                 { "runs-since", required_argument, NULL, OPT_RUNS_SINCE },
+                { "max-runs", required_argument, NULL, OPT_MAX_RUNS },
                 { "max-connections", required_argument, NULL, OPT_MAX_CONN },
                 { "timeout", required_argument, NULL, OPT_TIMEOUT },
                 { "help", no_argument, NULL, 'h' },
@@ -363,6 +367,13 @@ static int parse_args(int argc, char **argv, struct exporter *x)
                                 return usage("--runs-since %s: give %s", optarg, DURATION_FORMS);
                         x->runs_since_ns = ns;
                         break;
+                case OPT_MAX_RUNS:
+                        errno = 0;
+                        v = strtol(optarg, &end, 10);
+                        if (errno || *end || end == optarg || v < 0 || v > 100000)
+                                return usage("--max-runs %s: give a number from 0 to 100000", optarg);
+                        x->max_runs = (unsigned)v;
+                        break;
                 case OPT_MAX_CONN:
                         errno = 0;
                         v = strtol(optarg, &end, 10);
@@ -398,6 +409,7 @@ int main(int argc, char **argv)
                 .db_path = DEFAULT_DB,
                 .per = COLLECT_PER_CPU,
                 .runs_since_ns = 7 * 24 * 3600 * NSEC_PER_SEC,
+                .max_runs = DEFAULT_MAX_RUNS,
                 .max_conn = DEFAULT_MAX_CONN,
                 .timeout_s = DEFAULT_TIMEOUT_S,
         };

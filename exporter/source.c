@@ -257,7 +257,7 @@ void src_runs_free(struct src_run *r, size_t n)
         free(r);
 }
 
-int src_runs_read(struct store *st, int64_t since_ns, struct src_run **ret, size_t *ret_n)
+int src_runs_read(struct store *st, int64_t since_ns, size_t max_runs, struct src_run **ret, size_t *ret_n)
 {
         struct run_filter f = { .since = since_ns, .until = INT64_MAX };
         struct run_info *ri = NULL, *open = NULL;
@@ -275,7 +275,8 @@ int src_runs_read(struct store *st, int64_t since_ns, struct src_run **ret, size
                 r = -ENOMEM;
                 goto out;
         }
-        for (size_t i = 0; i < nri + nopen; i++) {
+        /* by start, oldest first: the newest are the last max_runs */
+        for (size_t i = nri > max_runs ? nri - max_runs : 0; i < nri + nopen; i++) {
                 const struct run_info *x = i < nri ? &ri[i] : &open[i - nri];
                 struct run_detail d = { 0 };
                 bool dup = false;

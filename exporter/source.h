@@ -60,7 +60,8 @@ struct src_run {
 };
 void src_runs_free(struct src_run *r, size_t n);
 
-/* Runs that started at or after since_ns, and any still running. */
-int src_runs_read(struct store *st, int64_t since_ns, struct src_run **ret, size_t *ret_n);
+/* The newest max_runs runs that started at or after since_ns, and any
+ * still running. */
+int src_runs_read(struct store *st, int64_t since_ns, size_t max_runs, struct src_run **ret, size_t *ret_n);
 
 #endif

@@ -161,4 +161,14 @@ else
 fi
 kill "$EXP_PID"; wait "$EXP_PID"; rc=$?; EXP_PID=
 check "the exporter stops cleanly ($rc)" -- test "$rc" = 0
+
+# --- a database with many runs: --max-runs keeps the newest ---
+for i in 1 2 3 4 5; do ctl run start "many-$i" >/dev/null && ctl run stop >/dev/null; done
+ctl run start many-open >/dev/null
+"$EXPORTER" --listen "127.0.0.1:$PORT" --socket "$SOCK" --db "$DB" --max-runs 2 >>"$TMP/exporter.log" 2>&1 &
+EXP_PID=$!
+for i in $(seq 50); do curl -sf -o "$TMP/runs.txt" "http://127.0.0.1:$PORT/metrics" && break; sleep 0.1; done
+got=$(sed -n 's/^scalemon_run_info{run="\([^"]*\)".*/\1/p' "$TMP/runs.txt" | sort | tr '\n' ' ')
+check "--max-runs 2: the two newest runs, one of them still open ($got)" -- test "$got" = "many-5 many-open "
+ctl run stop many-open >/dev/null
 finish
