@@ -6,9 +6,10 @@
 #                 request to scalemond, the runs read from SQLite, the
 #                 formatting), median and max, per CPU and per node
 #   bytes/series  the size of the exposition and its samples, each way
-#   totals        the round trip of {"cmd":"totals"} on the control
-#                 socket: an upper bound of the time scalemond's loop
-#                 spends answering it (median and max)
+#   totals        the time scalemond's loop spends building and writing
+#                 the reply to {"cmd":"totals"} (bench-totals, in-process:
+#                 mean, best, worst of 200), and the round trip on the
+#                 control socket (median and max of 30)
 #   ticks         scalemond's intervals while being scraped: the longest
 #                 step between interval ends, and how many came more than
 #                 half an interval late (step > 1.5 s)
@@ -72,6 +73,7 @@ ts.sort()
 print("%.2f %.2f %d" % (ts[len(ts) // 2], ts[-1], size))
 EOP
 read -r tot_med tot_max tot_bytes <"$tmp/totals"
+read -r in_mean in_best in_worst in_bytes <<<"$("$top_builddir/bench/bench-totals" "$N")"
 read -r worst lates ticks <<<"$(sqlite3 -readonly -separator ' ' "$tmp/db" \
         "SELECT max(step) / 1e9, sum(step > 1500000000), count(*) FROM (SELECT t + dur - lag(t + dur) OVER (ORDER BY id) AS step
          FROM tick WHERE id > $first AND id <= $last)")"
@@ -86,8 +88,8 @@ for mode in cpu node; do
                       printf "  per %-4s: %d series, %d bytes; scrape median %.1f ms, max %.1f ms (target < 50 ms) %s\n",
                              mode, series, bytes, med, max, ((max < 50) ? "PASS" : "MISS") }'
 done
-printf '  totals request: median %s ms, max %s ms round trip, %s bytes (an upper bound of the loop'"'"'s time)\n' \
-        "$tot_med" "$tot_max" "$tot_bytes"
+printf '  totals request: the loop'"'"'s time mean %s ms (best %s, worst %s), %s bytes; round trip median %s ms, max %s ms\n' \
+        "$in_mean" "$in_best" "$in_worst" "$in_bytes" "$tot_med" "$tot_max"
 awk -v w="$worst" -v l="$lates" -v t="$ticks" 'BEGIN {
         printf "  ticks while scraped: %d intervals, longest step %.3f s, %d late by more than half an interval (target 0) %s\n",
                t, w, l, ((l == 0 && t > 0) ? "PASS" : "MISS") }'
