@@ -47,6 +47,9 @@ int main(void)
         good("{\"cmd\":\"run-mark\",\"text\":\"warm-up done\"}", CMD_RUN_MARK, NULL);
         good("  {\"cmd\":\"reload\"}  ", CMD_RELOAD, NULL);
         good("{\"cmd\":\"import\"}", CMD_IMPORT, NULL);
+        good("{\"cmd\":\"totals\"}", CMD_TOTALS, NULL);      /* issue 18 */
+        bad("{\"cmd\":\"totals\",\"name\":\"x\"}", "'totals' does not take 'name'");
+        ok(!proto_cmd_changes_state(CMD_TOTALS), "totals changes nothing: any peer that may connect may ask");
 
         bad("", "not JSON");
         bad("{\"cmd\":\"status\"", "not JSON");
