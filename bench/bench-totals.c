@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         tick_clear(&tk);
         for (int i = 0; i < n; i++) {
                 double t0 = now_s(), d;
-                json_t *o = totals_json(s, NULL, &(struct totals_health){ .interval_ns = NSEC_PER_SEC });
+                json_t *o = totals_reply(s, NULL, &(struct totals_health){ .interval_ns = NSEC_PER_SEC });
                 char *line = json_dumps(o, JSON_COMPACT);
 
                 d = now_s() - t0;

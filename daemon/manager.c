@@ -862,7 +862,7 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
                 break;
         }
         case CMD_TOTALS:        /* issue 18: daemon/totals.c, for scalemon-exporter */
-                reply = totals_json(m->sampler, m->store, &(struct totals_health){ .interval_ns = m->conf.interval_ns, .ticks = m->nsamples, .tick_late_max_ns = m->tick_late_max_ns, .held_intervals = m->nbatch });
+                reply = totals_reply(m->sampler, m->store, &(struct totals_health){ .interval_ns = m->conf.interval_ns, .ticks = m->nsamples, .tick_late_max_ns = m->tick_late_max_ns, .held_intervals = m->nbatch });
                 break;
         default:
                 break;

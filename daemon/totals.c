@@ -27,7 +27,7 @@ static json_t *int_array(const int64_t *v, int n)
         return a;
 }
 
-json_t *totals_json(const struct sampler *s, struct store *st, const struct totals_health *h)
+json_t *totals_reply(const struct sampler *s, struct store *st, const struct totals_health *h)
 {
         static int64_t started_ns;      /* the daemon's start: it does not change while it runs */
         const struct cpumap *map = sampler_cpumap(s);

@@ -28,6 +28,6 @@ struct totals_health {
  * metrics, one for system metrics.  started_ns is the daemon's start as it
  * recorded it in st (meta daemon_started), read once.  Returns NULL on out
  * of memory. */
-json_t *totals_json(const struct sampler *s, struct store *st, const struct totals_health *h);
+json_t *totals_reply(const struct sampler *s, struct store *st, const struct totals_health *h);
 
 #endif

@@ -395,8 +395,8 @@ static void test_daemon_reply(void)
                 usleep(20000);  /* the real CPUs switch meanwhile; simulated ones replay them */
         }
         tick_clear(&tk);
-        o = totals_json(s, NULL, &(struct totals_health){ .interval_ns = NSEC_PER_SEC, .ticks = 3 });
-        ok(o != NULL, "totals_json on a simulated 16-CPU sampler");
+        o = totals_reply(s, NULL, &(struct totals_health){ .interval_ns = NSEC_PER_SEC, .ticks = 3 });
+        ok(o != NULL, "totals_reply on a simulated 16-CPU sampler");
         json_object_set_new(o, "ok", json_true());
         line = json_dumps(o, JSON_COMPACT);
         json_decref(o);
