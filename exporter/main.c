@@ -210,16 +210,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         struct exporter *x = cls;
         bool get = streq(method, MHD_HTTP_METHOD_GET) || streq(method, MHD_HTTP_METHOD_HEAD);
 
-        /* the first call only sees the headers: answer on the second, once
-         * any body (which nothing here takes) has been read and dropped */
-        if (!*con_cls) {
-                *con_cls = (void *)1;
-                return MHD_YES;
-        }
-        if (*upload_data_size > 0) {
-                *upload_data_size = 0;
-                return MHD_YES;
-        }
+        /* Answered at the first call, which sees the headers: nothing here
+         * takes a body, and one sent anyway (a POST) is then not read at
+         * all, libmicrohttpd closes the connection after the answer. */
+        (void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
         if (streq(url, "/metrics")) {
                 if (!get)
                         return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bad_method,

@@ -93,6 +93,12 @@ ok $? "a 1 MB request line is refused ($(echo "$resp" | sed 's/.*status=//'))"
 ms=$(scrape_ms)
 check "and a scrape right after is answered ($ms ms)" -- test "$ms" != failed
 
+# --- a 10 MB body that nothing here takes ---
+head -c $((10 << 20)) /dev/zero >"$TMP/body"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST --data-binary @"$TMP/body" "http://127.0.0.1:$PORT/metrics")
+check "a POST with a 10 MB body gets 405 without the body being kept ($code)" -- test "$code" = 405
+rm -f "$TMP/body"
+
 # --- 500 connections at once ---
 fds0=$(ls "/proc/$EXP_PID/fd" | wc -l)
 res=$(python3 - "$PORT" "$EXP_PID" <<'EOP'
