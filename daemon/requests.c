@@ -213,8 +213,6 @@ static json_t *handle_import(struct manager *m, const struct proto_request *req,
         return json_pack("{s:I}", "imported", (json_int_t)nruns);
 }
 
-/* Every command of proto.h, by its enum; requests_check() makes sure
- * none is left out. */
 /* ---- totals: for scalemon-exporter (issue 18; the reply is built in totals.c) ---- */
 
 static json_t *handle_totals(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
@@ -232,6 +230,8 @@ static json_t *handle_totals(struct manager *m, const struct proto_request *req,
         return totals_reply(manager_sampler(m), manager_store(m), &h);
 }
 
+/* Every command of proto.h, by its enum; requests_check() makes sure
+ * none is left out. */
 static const request_fn handlers[_CMD_MAX] = {
         [CMD_STATUS] = handle_status,
         [CMD_RUN_START] = handle_run_start,
