@@ -200,17 +200,19 @@ static json_t *handle_reload(struct manager *m, const struct proto_request *req,
 static json_t *handle_import(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
-        size_t nruns = 0;
+        struct exchange_counts c = { 0 };
 
         (void)req;
         if (fd < 0) {
                 *ret_err = strdup("import needs the file passed as a descriptor");
                 return NULL;
         }
-        if (exchange_import_fd(manager_store(m), fd, &nruns, ret_err) < 0)
+        if (exchange_import_fd(manager_store(m), fd, &c, ret_err) < 0)
                 return NULL;
-        log_info("imported %zu run%s (uid %u)", nruns, nruns == 1 ? "" : "s", (unsigned)peer->uid);
-        return json_pack("{s:I}", "imported", (json_int_t)nruns);
+        log_info("imported %zu run%s, %zu already there, %zu renamed NAME:HOST (uid %u)", c.imported,
+                 c.imported == 1 ? "" : "s", c.skipped, c.renamed, (unsigned)peer->uid);
+        return json_pack("{s:I,s:I,s:I}", "imported", (json_int_t)c.imported, "skipped", (json_int_t)c.skipped,
+                         "renamed", (json_int_t)c.renamed);
 }
 
 /* ---- totals: for scalemon-exporter (issue 18; the reply is built in totals.c) ---- */
