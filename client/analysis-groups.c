@@ -45,12 +45,18 @@ bool group_opts_lower_is_better(const struct group_opts *go, const char *key)
         return false;
 }
 
-/* The run's value of a grouping key: a tag.  (--group-by host and
- * CONTEXT_KEY extend this one function: the run's host name, then its
- * context value, then its tag.) */
+/* The run's value of a grouping key: "host" is its host's name; any
+ * other key its recorded context value (kernel, thp_enabled, ...), else
+ * its tag. */
 static const char *group_tag(const struct analysis_run *r, const char *key)
 {
-        const char *v = analysis_tag_value(&r->d, key);
+        const char *v;
+
+        if (streq(key, "host"))
+                return r->hostname;
+        v = analysis_context_value(&r->d, key);
+        if (!v)
+                v = analysis_tag_value(&r->d, key);
         return v ? v : "";
 }
 

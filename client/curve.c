@@ -175,6 +175,7 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 { "since", required_argument, NULL, 's' },
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
+                { "host", required_argument, NULL, 'H' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -205,11 +206,12 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 case 's':
                 case 'u':
                 case 't':
+                case 'H':
                         r = run_select_set(&sel, c, optarg);
                         break;
                 case 'h':
                         printf("Usage: scalemonctl curve --by TAG [--series TAG] [--score K] [--metric M,...]\n"
-                               "                         [--since WHEN] [--until WHEN] [--tag K=V]...\n");
+                               "                         [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n");
                         run_select_free(&sel);
                         return EXIT_OK;
                 default:
