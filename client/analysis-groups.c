@@ -45,8 +45,9 @@ bool group_opts_lower_is_better(const struct group_opts *go, const char *key)
         return false;
 }
 
-/* The run's value of a grouping key, "" if it has none.  (--group-by host
- * and CONTEXT_KEY extend analysis_group_value()'s table in group-keys.c.) */
+/* The run's value of a grouping key, "" if it has none: its host's name
+ * for "host", else a recorded context key, else a tag (the sources table
+ * in group-keys.c). */
 static const char *group_tag(const struct analysis_run *r, const char *key)
 {
         const char *v = analysis_group_value(r, key);

@@ -198,6 +198,14 @@ int analysis_load(struct store *st, struct run_info *infos, size_t n, enum analy
                         return r;
                 }
                 runs[i].info = infos[i];
+                if (i > 0 && infos[i].host == infos[i - 1].host)
+                        memcpy(runs[i].hostname, runs[i - 1].hostname, sizeof runs[i].hostname);
+                else {
+                        struct host_info h = { 0 };
+                        if (store_host_by_id(st, infos[i].host, &h) == 0 && h.hostname)
+                                snprintf(runs[i].hostname, sizeof runs[i].hostname, "%s", h.hostname);
+                        host_info_clear(&h);
+                }
                 analysis_compute(&runs[i]);
                 if (keep == ANALYSIS_TOTALS_NODE)
                         drop_cpu_totals(&runs[i].d);

@@ -45,10 +45,9 @@ struct analysis_run {
         double cpu_time[ANALYSIS_CPU_TIMES];    /* seconds */
         double cpu_total;       /* CPU-seconds the run had (from /proc/stat), 0 if unknown */
         double busiest[_M_MAX]; /* rate on the busiest CPU, cpu metrics; NAN otherwise */
+        char hostname[256];     /* its host's name (info.host is the id), for --group-by host */
         /* Coming: the run's contended locks (report's "locks") as a typed
-         * array filled by analysis_load() and freed by analysis_unload();
-         * its host's name (info.host is the id) for --host and
-         * --group-by host. */
+         * array filled by analysis_load() and freed by analysis_unload(). */
 };
 
 /* What analysis_load() keeps of each run's totals (a 256-CPU run has some

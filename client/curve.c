@@ -267,6 +267,7 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 { "tag", required_argument, NULL, 't' },
                 { "lower-is-better", required_argument, NULL, 'L' },
                 { "work", required_argument, NULL, 'w' },
+                { "host", required_argument, NULL, 'H' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -311,12 +312,13 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 case 's':
                 case 'u':
                 case 't':
+                case 'H':
                         r = run_select_set(&sel, c, optarg);
                         break;
                 case 'h':
                         printf("Usage: scalemonctl curve --by TAG [--series TAG] [--score K] [--metric M,...]\n"
                                "                         [--lower-is-better K,...] [--work fixed|per-n]\n"
-                               "                         [--since WHEN] [--until WHEN] [--tag K=V]...\n");
+                               "                         [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n");
                         run_select_free(&sel);
                         return EXIT_OK;
                 default:

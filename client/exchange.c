@@ -79,7 +79,7 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
         _cleanup_free_ char *err = NULL;
         _cleanup_close_ int fd = -1;
         struct store *w = NULL;
-        size_t nruns = 0;
+        struct exchange_counts n = { 0 };
         json_t *req, *reply = NULL;
         int c, r;
 
@@ -108,22 +108,30 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
                 json_decref(req);
                 if (r)
                         return r;
-                nruns = (size_t)json_integer_value(json_object_get(reply, "imported"));
+                n.imported = (size_t)json_integer_value(json_object_get(reply, "imported"));
+                n.skipped = (size_t)json_integer_value(json_object_get(reply, "skipped"));
+                n.renamed = (size_t)json_integer_value(json_object_get(reply, "renamed"));
                 json_decref(reply);
         } else if (r < 0)
                 return ctl_fail(EXIT_FAILED, "%s", err ? err : strerror(-r));
         else {
-                r = exchange_import_fd(w, fd, &nruns, &err);
+                r = exchange_import_fd(w, fd, &n, &err);
                 store_close(w);
                 if (r < 0)
                         return ctl_fail(EXIT_FAILED, "%s: %s", argv[optind], err ? err : strerror(-r));
         }
         if (ctl->format == FORMAT_JSON) {
-                json_t *doc = json_pack("{s:I}", "imported", (json_int_t)nruns);
+                json_t *doc = json_pack("{s:I,s:I,s:I}", "imported", (json_int_t)n.imported, "skipped",
+                                        (json_int_t)n.skipped, "renamed", (json_int_t)n.renamed);
                 r = output_json(doc);
                 json_decref(doc);
                 return r;
         }
-        printf("imported %zu run%s into %s\n", nruns, nruns == 1 ? "" : "s", ctl->db_path);
+        printf("imported %zu run%s into %s", n.imported, n.imported == 1 ? "" : "s", ctl->db_path);
+        if (n.skipped)
+                printf("; %zu already there (same name, host and start), skipped", n.skipped);
+        if (n.renamed)
+                printf("; %zu named like another host's run, imported as NAME:HOSTNAME", n.renamed);
+        printf("\n");
         return EXIT_OK;
 }

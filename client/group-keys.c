@@ -11,13 +11,31 @@
 #include "selection.h"
 #include "suggest.h"
 
-/* Where a grouping key's value comes from, first source first.  A new
- * source (the run's host, its recorded context keys) is one row here. */
+/* "host": the name of the host the run came from (one key). */
+static const struct store_kv *host_kvs(const struct analysis_run *r, size_t *ret_n)
+{
+        static struct store_kv kv;      /* its value points into r */
+
+        kv = (struct store_kv){ (char *)"host", (char *)r->hostname };
+        *ret_n = r->hostname[0] ? 1 : 0;
+        return &kv;
+}
+
+/* The settings recorded when the run started: kernel, thp_enabled, ... */
+static const struct store_kv *context_kvs(const struct analysis_run *r, size_t *ret_n)
+{
+        *ret_n = r->d.ncontext;
+        return r->d.context;
+}
+
+/* Where a grouping key's value comes from, first source first: a key
+ * that is both a context key and a tag takes the context's value. */
 static const struct group_key_source {
-        const char *what;               /* how messages name the keys: "tags" */
-        const struct store_kv *(*kvs)(const struct analysis_run *r, size_t *ret_n);
+        const struct store_kv *(*kvs)(const struct analysis_run *r, size_t *ret_n);     /* NULL: the tags */
 } sources[] = {
-        { "tags", NULL },
+        { host_kvs },
+        { context_kvs },
+        { NULL },
 };
 
 static const struct store_kv *source_kvs(const struct group_key_source *s, const struct analysis_run *r, size_t *ret_n)
@@ -65,22 +83,27 @@ enum { MAXV = 256 };
 
 int run_select_check_key(const struct analysis_run *runs, size_t n, const char *key, const char *opt)
 {
-        const char *keys[MAXV];
+        const char *keys[MAXV], *tags[MAXV];
         char list[1024], hint[160];
-        size_t nkeys = 0;
+        size_t nkeys = 0, ntags = 0;
 
         for (size_t i = 0; i < n; i++)
                 if (analysis_group_value(&runs[i], key))
                         return 0;
+        /* the message lists the tags (what users group by most); the
+         * guess looks at every key, host and context ones too */
         for (size_t s = 0; s < ELEMENTSOF(sources); s++)
                 for (size_t i = 0; i < n; i++) {
                         size_t nkv;
                         const struct store_kv *kv = source_kvs(&sources[s], &runs[i], &nkv);
-                        for (size_t k = 0; k < nkv; k++)
+                        for (size_t k = 0; k < nkv; k++) {
                                 add_unique(keys, &nkeys, MAXV, kv[k].key);
+                                if (!sources[s].kvs)
+                                        add_unique(tags, &ntags, MAXV, kv[k].key);
+                        }
                 }
-        join(list, sizeof list, keys, nkeys);
-        return ctl_fail(EXIT_USAGE, "%s '%s': no selected run has it (%s: %s)%s", opt, key, sources[0].what, list,
+        join(list, sizeof list, tags, ntags);
+        return ctl_fail(EXIT_USAGE, "%s '%s': no selected run has it (tags: %s)%s", opt, key, list,
                         suggest_hint(key, keys, nkeys, hint, sizeof hint));
 }
 

@@ -46,6 +46,8 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
         json_t *o = run_json(&r->info, &r->d), *metrics = json_object(), *ct = json_object(), *ctx = json_object(),
                *marks = json_array(), *svf = json_object();
 
+        json_object_set_new(o, "host", json_string(r->hostname));
+
         for (int m = 0; m < _M_MAX; m++) {
                 const struct mstat *s = &r->m[m];
                 json_t *jm;
@@ -181,7 +183,17 @@ static void fmt_or_dash(bool ok, double v, char *buf, size_t len)
 }
 
 /* The run's line, its times, scores, CPU time and marks. */
-static void print_run_header(const struct analysis_run *r, const struct analysis_run *first)
+/* Do the runs come from more than one host?  Then the report names each
+ * run's host. */
+static bool several_hosts(const struct analysis_run *runs, size_t n)
+{
+        for (size_t i = 1; i < n; i++)
+                if (!streq(runs[i].hostname, runs[0].hostname))
+                        return true;
+        return false;
+}
+
+static void print_run_header(const struct analysis_run *r, const struct analysis_run *first, bool show_host)
 {
         char start[32], dur[32], line[2048], tags[1024];
         size_t len = 0;
@@ -190,6 +202,8 @@ static void print_run_header(const struct analysis_run *r, const struct analysis
         format_duration_s(r->dur, dur, sizeof dur);
         format_kvs(tags, sizeof tags, r->d.tags, r->d.ntags);
         len = (size_t)snprintf(line, sizeof line, "%s: %s", r->info.name, r->info.status);
+        if (show_host)
+                strbuf_appendf(line, sizeof line, &len, ", host %s", r->hostname);
         if (r->info.has_exit_status)
                 strbuf_appendf(line, sizeof line, &len, ", exit %d", r->info.exit_status);
         strbuf_appendf(line, sizeof line, &len, ", started %s, %s", start, dur);
@@ -293,13 +307,14 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
         table_print(tb);
 }
 
-static void print_run_table(const struct analysis_run *r, const struct analysis_run *first, const bool *shown, enum per per)
+static void print_run_table(const struct analysis_run *r, const struct analysis_run *first, const bool *shown, enum per per,
+                            bool show_host)
 {
         static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
                                             "VS_FIRST", NULL };
         struct libscols_table *tb;
 
-        print_run_header(r, first);
+        print_run_header(r, first, show_host);
         if (streq(r->info.status, "running")) {
                 printf("  (still running: totals are written when it stops)\n\n");
                 return;
@@ -404,6 +419,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                 { "since", required_argument, NULL, 's' },
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
+                { "host", required_argument, NULL, 'H' },
                 { "metric", required_argument, NULL, 'm' },
                 { "per", required_argument, NULL, 'p' },
                 { "group-by", required_argument, NULL, 'g' },
@@ -426,6 +442,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                 case 's':
                 case 'u':
                 case 't':
+                case 'H':
                         r = run_select_set(&a->sel, c, optarg);
                         break;
                 case 'm':
@@ -467,7 +484,8 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                         printf("Usage: scalemonctl report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
                                "                          [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
                                "                          [--explain] [--score K] [--variance-cv PCT] [--variance-minmax R]\n"
-                               "                          [--alpha P] [--lower-is-better K,...]\n");
+                               "                          [--alpha P] [--lower-is-better K,...] [--host NAME]\n"
+                               "  --group-by takes tags, host and the recorded context keys (kernel, thp_enabled, ...)\n");
                         return -1;
                 default:
                         r = EXIT_USAGE;
@@ -578,7 +596,9 @@ static void print_analysis(const struct analysis_run *runs, size_t n, const stru
                            const struct group_result *gr, const struct group_explained *ge)
 {
         static const char *const cols[] = { "RUN", "STATUS", "DURATION", "TAGS", "SCORES", NULL };
-        struct libscols_table *tb = table_new(cols, "llr");
+        static const char *const cols_host[] = { "RUN", "HOST", "STATUS", "DURATION", "TAGS", "SCORES", NULL };
+        bool show_host = several_hosts(runs, n);
+        struct libscols_table *tb = show_host ? table_new(cols_host, "lllr") : table_new(cols, "llr");
 
         print_differs(cd, runs);
         for (size_t i = 0; i < n; i++) {
@@ -586,7 +606,10 @@ static void print_analysis(const struct analysis_run *runs, size_t n, const stru
                 format_duration_s(runs[i].dur, dur, sizeof dur);
                 format_kvs(tags, sizeof tags, runs[i].d.tags, runs[i].d.ntags);
                 format_scores(scores, sizeof scores, runs[i].d.scores, runs[i].d.nscores);
-                table_row(tb, runs[i].info.name, runs[i].info.status, dur, tags, scores);
+                if (show_host)
+                        table_row(tb, runs[i].info.name, runs[i].hostname, runs[i].info.status, dur, tags, scores);
+                else
+                        table_row(tb, runs[i].info.name, runs[i].info.status, dur, tags, scores);
         }
         table_print(tb);
         printf("\n");
@@ -617,7 +640,7 @@ static void print_runs(const struct analysis_run *runs, size_t n, const struct c
         printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
         print_differs(cd, runs);
         for (size_t i = 0; i < n; i++)
-                print_run_table(&runs[i], analysis_first_same_tags(runs, i), shown, a->per);
+                print_run_table(&runs[i], analysis_first_same_tags(runs, i), shown, a->per, several_hosts(runs, n));
         if (zl)
                 printf("zero in every run: %s\n", zero);
 }

@@ -17,6 +17,7 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
                 { "since", required_argument, NULL, 's' },
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
+                { "host", required_argument, NULL, 'H' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -30,7 +31,7 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
-                        printf("Usage: scalemonctl runs [--since WHEN] [--until WHEN] [--tag K=V]...\n");
+                        printf("Usage: scalemonctl runs [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n");
                         run_select_free(&sel);
                         return EXIT_OK;
                 }

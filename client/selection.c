@@ -79,6 +79,11 @@ int run_select_set(struct run_select *sel, int which, const char *arg)
         case 'u':
                 sel->until_arg = arg;
                 return 0;
+        case 'H':
+                if (!*arg)
+                        return ctl_fail(EXIT_USAGE, "--host: give a host's name (scalemonctl runs --format json shows them)");
+                sel->host = arg;
+                return 0;
         case 't':
                 if (sel->ntags == ELEMENTSOF(sel->tags))
                         return ctl_fail(EXIT_USAGE, "--tag: at most %zu", ELEMENTSOF(sel->tags));
@@ -101,7 +106,8 @@ void run_select_free(struct run_select *sel)
 
 int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_info **ret, size_t *ret_n)
 {
-        struct run_filter f = { .since = INT64_MIN, .until = INT64_MAX, .tags = sel->tags, .ntags = sel->ntags };
+        struct run_filter f = { .since = INT64_MIN, .until = INT64_MAX, .tags = sel->tags, .ntags = sel->ntags,
+                                .host = sel->host };
         struct store *s = ctl_store(ctl);
         int r;
 
@@ -125,6 +131,8 @@ int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_in
                 for (size_t i = 0; i < sel->ntags && len < sizeof tags - 80; i++)
                         strbuf_appendf(tags, sizeof tags, &len, "%s%s=%s", i ? "," : " tagged ",
                                                 sel->tags[i].key, sel->tags[i].value);
+                if (sel->host)
+                        strbuf_appendf(tags, sizeof tags, &len, " from host %.64s", sel->host);
                 free(*ret);
                 *ret = NULL;
                 return ctl_fail(EXIT_FAILED, "no runs%s between %s and %s in %s (scalemonctl runs lists them)", tags, a,

@@ -10,13 +10,16 @@
 #include "cli.h"
 #include "store.h"
 
-/* The runs a verb covers: --since WHEN, --until WHEN, --tag K=V... */
+/* The runs a verb covers: --since WHEN, --until WHEN, --tag K=V...,
+ * --host NAME */
 struct run_select {
         const char *since_arg, *until_arg;
+        const char *host;                       /* --host: a host's name */
         struct store_kv tags[64];
         size_t ntags;
 };
-/* which: 's' (--since), 'u' (--until), 't' (--tag).  0 or EXIT_USAGE. */
+/* which: 's' (--since), 'u' (--until), 't' (--tag), 'H' (--host).  0 or
+ * EXIT_USAGE. */
 int run_select_set(struct run_select *sel, int which, const char *arg);
 void run_select_free(struct run_select *sel);
 /* List the selected runs, oldest first.  Returns 0, or an exit code after

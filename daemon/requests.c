@@ -25,6 +25,7 @@
 #include "runs.h"
 #include "subscribe.h"
 #include "timeutil.h"
+#include "totals.h"
 #include "writer.h"
 
 /* A handler: the reply object (without "ok"), or NULL with *ret_err set
@@ -213,17 +214,36 @@ static json_t *handle_reload(struct manager *m, const struct proto_request *req,
 static json_t *handle_import(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
-        size_t nruns = 0;
+        struct exchange_counts c = { 0 };
 
         (void)req;
         if (fd < 0) {
                 *ret_err = strdup("import needs the file passed as a descriptor");
                 return NULL;
         }
-        if (exchange_import_fd(manager_store(m), fd, &nruns, ret_err) < 0)
+        if (exchange_import_fd(manager_store(m), fd, &c, ret_err) < 0)
                 return NULL;
-        log_info("imported %zu run%s (uid %u)", nruns, nruns == 1 ? "" : "s", (unsigned)peer->uid);
-        return json_pack("{s:I}", "imported", (json_int_t)nruns);
+        log_info("imported %zu run%s, %zu already there, %zu renamed NAME:HOST (uid %u)", c.imported,
+                 c.imported == 1 ? "" : "s", c.skipped, c.renamed, (unsigned)peer->uid);
+        return json_pack("{s:I,s:I,s:I}", "imported", (json_int_t)c.imported, "skipped", (json_int_t)c.skipped,
+                         "renamed", (json_int_t)c.renamed);
+}
+
+/* ---- totals: for scalemon-exporter (issue 18; the reply is built in totals.c) ---- */
+
+static json_t *handle_totals(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                             char **ret_err)
+{
+        int64_t held_bytes;
+        struct totals_health h = {
+                .interval_ns = manager_conf(m)->interval_ns,
+                .ticks = writer_samples(manager_writer(m)),
+                .tick_late_max_ns = manager_tick_late_max(m),
+                .held_intervals = writer_backlog(manager_writer(m), &held_bytes),
+        };
+
+        (void)req, (void)fd, (void)peer, (void)ret_err;
+        return totals_reply(manager_sampler(m), manager_store(m), &h);
 }
 
 /* Every command of proto.h, by its enum; requests_check() makes sure
@@ -237,6 +257,7 @@ static const request_fn handlers[_CMD_MAX] = {
         [CMD_RELOAD] = handle_reload,
         [CMD_IMPORT] = handle_import,
         [CMD_RUN_DELETE] = handle_run_delete,
+        [CMD_TOTALS] = handle_totals,
 };
 
 int requests_check(const char **ret_cmd)

@@ -91,6 +91,11 @@ bool writer_failing(const struct writer *w)
         return w->last_flush_err != 0;
 }
 
+uint64_t writer_samples(const struct writer *w)
+{
+        return w->nsamples;
+}
+
 size_t writer_backlog(const struct writer *w, int64_t *ret_bytes)
 {
         if (ret_bytes)

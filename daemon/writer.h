@@ -58,5 +58,7 @@ bool writer_held(const struct writer *w);
 bool writer_failing(const struct writer *w);
 /* Intervals in memory, and their bytes. */
 size_t writer_backlog(const struct writer *w, int64_t *ret_bytes);
+/* Intervals sampled since the start (the totals request's "ticks"). */
+uint64_t writer_samples(const struct writer *w);
 
 #endif

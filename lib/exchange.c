@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exchange.h"
@@ -561,8 +562,68 @@ static int total_array(struct store *s, json_t *totals, json_t *doc, struct stor
         return 0;
 }
 
-static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, char **ret_err)
+/* Is a run of this name in the database already, and whose?  1 if it is
+ * this very run (same host, same start to the millisecond: an import done
+ * before, or the run itself), 0 if the
+ * name is free, or -EEXIST if another run has it (*ret_host its host). */
+static int name_taken(struct store *s, const char *name, int64_t host, int64_t start, int64_t *ret_host)
 {
+        struct run_info ri;
+        int r = store_run_find(s, name, &ri);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        *ret_host = ri.host;
+        /* an export writes times to the millisecond */
+        r = ri.host == host && llabs(ri.start - start) < NSEC_PER_MSEC ? 1 : -EEXIST;
+        run_info_free(&ri);
+        return r;
+}
+
+/* The name a run gets here (issue 18: hosts in one database): its own; or,
+ * when another host's run has it, NAME:HOSTNAME.  Returns 1 to skip it (it
+ * is here already), 0 with ri->name set (*buf may hold it), or -EEXIST
+ * with *ret_err when this host used the name for another run. */
+static int resolve_name(struct store *s, struct run_import *ri, const char *hostname, char **buf, char **ret_err)
+{
+        int64_t other = 0;
+        const char *why;
+        int r = name_taken(s, ri->name, ri->host, ri->start, &other);
+
+        if (r >= 0)
+                return r;
+        if (r != -EEXIST)
+                return r;
+        if (other != ri->host) {
+                if (asprintf(buf, "%s:%s", ri->name, hostname) < 0)
+                        return -ENOMEM;
+                if (!proto_valid_name(*buf, &why)) {
+                        if (asprintf(ret_err, "run '%s' from host %s: another host's run has that name, and %s is "
+                                     "no run name (%s): nothing imported", ri->name, hostname, *buf, why) < 0)
+                                *ret_err = NULL;
+                        return -EINVAL;
+                }
+                r = name_taken(s, *buf, ri->host, ri->start, &other);
+                if (r == 1)
+                        return 1;
+                if (r == 0) {
+                        ri->name = *buf;
+                        return 0;
+                }
+                if (r != -EEXIST)
+                        return r;
+        }
+        if (asprintf(ret_err, "run '%s' already exists in %s, from the same host with another start: nothing imported",
+                     ri->name, store_path(s)) < 0)
+                *ret_err = NULL;
+        return -EEXIST;
+}
+
+static int insert_run(struct store *s, json_t *r, int64_t host, const char *hostname, json_t *doc, char **ret_err)
+{
+        _cleanup_free_ char *name = NULL;
         _cleanup_free_ struct store_kv *tags = NULL, *ctx = NULL;
         _cleanup_free_ struct store_score *scores = NULL;
         _cleanup_free_ struct store_mark *marks = NULL;
@@ -605,15 +666,19 @@ static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, cha
         ri.context = ctx;
         ri.marks = marks;
         ri.totals = totals;
+        e = resolve_name(s, &ri, hostname, &name, ret_err);
+        if (e != 0)
+                return e;       /* 1: skipped; < 0: a collision on this host */
         e = store_run_import(s, &ri, &id);
         if (e == -EEXIST && asprintf(ret_err, "run '%s' already exists in %s: nothing imported", ri.name,
                                      store_path(s)) < 0)
                 *ret_err = NULL;
-        return e;
+        return e < 0 ? e : ri.name != json_string_value(json_object_get(r, "name")) ? 2 : 0;
 }
 
-int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_err)
+int exchange_import(struct store *s, json_t *doc, struct exchange_counts *ret, char **ret_err)
 {
+        struct exchange_counts c = { 0 };
         json_t *hosts, *runs, *h, *r;
         int64_t *host_ids = NULL;
         size_t i, j;
@@ -645,18 +710,24 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
         }
         json_array_foreach(runs, i, r) {
                 int64_t host = 0;
+                const char *hostname = "";
                 json_array_foreach(hosts, j, h)
                         if (streq(json_string_value(json_object_get(r, "host")),
-                                  json_string_value(json_object_get(h, "machine_id"))))
+                                  json_string_value(json_object_get(h, "machine_id")))) {
                                 host = host_ids[j];
-                e = insert_run(s, r, host, doc, ret_err);
+                                hostname = json_string_value(json_object_get(h, "hostname"));
+                        }
+                e = insert_run(s, r, host, hostname, doc, ret_err);
                 if (e < 0)
                         goto rollback;
+                c.skipped += e == 1;
+                c.renamed += e == 2;
+                c.imported += e != 1;
         }
         e = store_import_commit(s);
         if (e < 0)
                 goto rollback;
-        *ret_nruns = json_array_size(runs);
+        *ret = c;
         goto out;
 rollback:
         store_rollback(s);
@@ -667,7 +738,7 @@ out:
         return e;
 }
 
-int exchange_import_fd(struct store *s, int fd, size_t *ret_nruns, char **ret_err)
+int exchange_import_fd(struct store *s, int fd, struct exchange_counts *ret, char **ret_err)
 {
         json_error_t jerr;
         json_t *doc;
@@ -711,7 +782,7 @@ int exchange_import_fd(struct store *s, int fd, size_t *ret_nruns, char **ret_er
                         *ret_err = NULL;
                 return -EINVAL;
         }
-        r = exchange_import(s, doc, ret_nruns, ret_err);
+        r = exchange_import(s, doc, ret, ret_err);
         json_decref(doc);
         return r;
 }

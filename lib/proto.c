@@ -11,6 +11,7 @@
  *   {"cmd": "subscribe", "metrics": ["context_switches"], "per": "cpu"}
  *   {"cmd": "run-start", "name": "loop", "if_exists": "number"}  ("refuse",
  *    the default; "number": loop-2, loop-3...; "replace": a finished run)
+ *   {"cmd": "totals"}   (read-only: every counter's total since the daemon started)
  *
  * Every field is checked for type and shape; unknown fields are refused,
  * so a typo is an error rather than silently ignored.
@@ -46,6 +47,7 @@ static const struct {
         [CMD_IMPORT] = { "import", true, false },
         [CMD_RUN_DELETE] = { "run-delete", true, false },
         [CMD_SUBSCRIBE] = { "subscribe", false, true },
+        [CMD_TOTALS] = { "totals", false, false },     /* for scalemon-exporter */
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd)
@@ -254,6 +256,7 @@ static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_IMPORT] = 0,
         [CMD_RUN_DELETE] = F_NAME,
         [CMD_SUBSCRIBE] = F_METRICS | F_PER,
+        [CMD_TOTALS] = 0,
 };
 
 static int get_string(json_t *o, const char *key, size_t max, char **ret, char **ret_err)
@@ -466,7 +469,7 @@ int proto_parse_request(const char *line, size_t len, struct proto_request *req,
                         r = parse_fields(o, req->cmd, req, ret_err);
                         goto out;
                 }
-        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import, run-delete, subscribe)",
+        r = fail(ret_err, "unknown cmd '%.64s' (known: status, run-start, run-stop, run-mark, reload, import, run-delete, subscribe, totals)",
                  json_string_value(cmd));
 out:
         json_decref(o);

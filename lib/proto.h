@@ -29,6 +29,7 @@ enum proto_cmd {
         CMD_IMPORT,     /* an export document, passed as a file descriptor */
         CMD_RUN_DELETE, /* name: a finished run and what belongs to it */
         CMD_SUBSCRIBE,  /* anyone: metrics, per; then each tick is pushed (daemon/subscribe.c) */
+        CMD_TOTALS,     /* anyone: running totals since start, and health (daemon/totals.c) */
         _CMD_MAX,
 };
 

@@ -407,6 +407,9 @@ int store_runs_list(struct store *s, const struct run_filter *f, struct run_info
                                " AND EXISTS (SELECT 1 FROM run_tag t WHERE t.run = r.id AND t.key = ?%zu "
                                "AND t.value = ?%zu)",
                                3 + 2 * i, 4 + 2 * i);
+        if (f->host)
+                strbuf_appendf(sql, sizeof sql, &len, " AND r.host IN (SELECT id FROM host WHERE hostname = ?%zu)",
+                               3 + 2 * f->ntags);
         strbuf_appendf(sql, sizeof sql, &len, " ORDER BY start, id");
         if (len >= sizeof sql - 1) {
                 snprintf(s->errmsg, sizeof s->errmsg, "too many tags to select runs by");
@@ -420,6 +423,8 @@ int store_runs_list(struct store *s, const struct run_filter *f, struct run_info
                 sqlite3_bind_text(st, (int)(3 + 2 * i), f->tags[i].key, -1, SQLITE_STATIC);
                 sqlite3_bind_text(st, (int)(4 + 2 * i), f->tags[i].value, -1, SQLITE_STATIC);
         }
+        if (f->host)
+                sqlite3_bind_text(st, (int)(3 + 2 * f->ntags), f->host, -1, SQLITE_STATIC);
         r = read_runs(s, st, ret, ret_n);
         sqlite3_finalize(st);
         return r;

@@ -257,6 +257,7 @@ struct run_filter {
         int64_t since, until;           /* on the run's start; until inclusive */
         const struct store_kv *tags;    /* every one must match */
         size_t ntags;
+        const char *host;               /* the host's name, or NULL for every host */
 };
 int store_runs_list(struct store *s, const struct run_filter *f, struct run_info **ret, size_t *ret_n);
 int store_run_detail(struct store *s, int64_t id, struct run_detail *ret);

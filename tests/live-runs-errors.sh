@@ -141,7 +141,14 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"][-1]["stat
         "$TMP/all.json" "$TMP/bad.json"
 err 1 "not a valid scalemon export: run '" -- "$SCALEMONCTL" --db "$TMP/copy2.db" import "$TMP/bad.json"
 [ "$(sqlite3 "$TMP/copy2.db" 'SELECT count(*) FROM run' 2>/dev/null || echo 0)" = 0 ]; ok $? "a bad file imports nothing"
-err 1 "already exists in" -- ctl import "$TMP/all.json"
+# its own export again: nothing to add, and it says so (issue 18)
+out=$(ctl import "$TMP/all.json" 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q "imported 0 runs .*already there (same name, host and start), skipped"
+ok $? "the database's own export imported again adds nothing, exit $rc: $out"
+# a real clash: the same name from this host with another start
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["runs"][0]; r.pop("start_ns", None); r["start"]="2001-01-01T00:00:00.000Z"; json.dump(d, open(sys.argv[2],"w"))' \
+        "$TMP/all.json" "$TMP/clash.json"
+err 1 "already exists in" -- ctl import "$TMP/clash.json"
 [ "$(sql "SELECT count(*) FROM run")" = "$before" ]; ok $? "a clash changes nothing"
 # through the daemon, into its own database: other runs, renamed
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [r.update(name="imp-" + r["name"]) for r in d["runs"]]; json.dump(d, open(sys.argv[2],"w"))' \

@@ -173,9 +173,11 @@ sd_install() {
         # sanitizer builds only, so that their leak check still runs.
         if sd_asan_build; then
                 diag "sanitizer build: allowing ptrace(2) for LeakSanitizer in a drop-in"
-                sd mkdir -p /etc/systemd/system/scalemon.service.d
-                printf '[Service]\nSystemCallFilter=ptrace\n' |
-                        sd sh -c 'cat > /etc/systemd/system/scalemon.service.d/50-sanitizers.conf'
+                for u in scalemon.service scalemon-exporter.service; do
+                        sd mkdir -p "/etc/systemd/system/$u.d"
+                        printf '[Service]\nSystemCallFilter=ptrace\n' |
+                                sd sh -c "cat > /etc/systemd/system/$u.d/50-sanitizers.conf"
+                done
         fi
         sd systemctl daemon-reload || bail "systemctl daemon-reload failed"
 }

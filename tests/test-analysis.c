@@ -35,6 +35,7 @@ static struct store *load(const char *name, enum analysis_totals keep, struct an
         struct run_info *infos = NULL;
         struct store *st = NULL;
         char *err = NULL;
+        struct exchange_counts c = { 0 };
         size_t nruns = 0, n = 0, failed;
         int fd, r;
 
@@ -47,7 +48,8 @@ static struct store *load(const char *name, enum analysis_totals keep, struct an
         }
         r = store_open(db, STORE_WRITE, &st, &err);
         if (r == 0)
-                r = exchange_import_fd(st, fd, &nruns, &err);
+                r = exchange_import_fd(st, fd, &c, &err);
+        nruns = c.imported;
         close(fd);
         ok(r == 0, "%s: imported %zu runs%s%s", name, nruns, err ? ": " : "", err ? err : "");
         free(err);

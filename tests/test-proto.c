@@ -52,6 +52,9 @@ int main(void)
         good("{\"cmd\":\"subscribe\",\"metrics\":[\"lock_wait_ns\"]}", CMD_SUBSCRIBE, NULL);
         ok(!proto_cmd_changes_state(CMD_SUBSCRIBE) && proto_cmd_is_stream(CMD_SUBSCRIBE) &&
            !proto_cmd_is_stream(CMD_STATUS), "subscribe: anyone may, and it makes a stream");
+        good("{\"cmd\":\"totals\"}", CMD_TOTALS, NULL);      /* issue 18 */
+        bad("{\"cmd\":\"totals\",\"name\":\"x\"}", "'totals' does not take 'name'");
+        ok(!proto_cmd_changes_state(CMD_TOTALS), "totals changes nothing: any peer that may connect may ask");
 
         bad("", "not JSON");
         bad("{\"cmd\":\"status\"", "not JSON");

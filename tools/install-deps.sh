@@ -3,10 +3,11 @@
 # Debian's packages (Debian 12).  Runs apt-get only for what is missing.
 set -eu
 pkgs="build-essential autoconf automake pkg-config
-      libsystemd-dev libsqlite3-dev libjansson-dev libgsl-dev libsmartcols-dev libncurses-dev
+      libsystemd-dev libsqlite3-dev libjansson-dev libgsl-dev libsmartcols-dev libncurses-dev libmicrohttpd-dev
       sqlite3 python3 linux-perf util-linux procps
       gnuplot-nox libxml2-utils socat systemd tmux
-      clang libclang-rt-14-dev"
+      clang libclang-rt-14-dev
+      prometheus curl"
 missing=
 for p in $pkgs; do
         dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
