@@ -142,6 +142,8 @@ static const struct sampler_source *const sources[] = {
         &sampler_procstat_source,
         &sampler_vmstat_source,
         &sampler_numastat_source,
+        &sampler_psi_source,            /* before schedstat: schedstat's close frees their state */
+        &sampler_schedstat_source,
 };
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
