@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "output.h"
 #include "proto.h"
+#include "run-cgroup.h"
 #include "selection.h"
 #include "sock.h"
 #include "timeutil.h"
@@ -118,18 +119,24 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
+                { "cgroup", required_argument, NULL, 'g' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         struct exec_opts o = { 0 };
         json_t *req, *reply = NULL;
+        const char *cgroup = NULL;
         int c, r;
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
-                        printf("Usage: scalemonctl run start NAME [--tag K=V]...\n");
+                        printf("Usage: scalemonctl run start NAME [--tag K=V]... [--cgroup PATH]\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
+                }
+                if (c == 'g') {         /* the benchmark's cgroup v2 directory: its own counters */
+                        cgroup = optarg;
+                        continue;
                 }
                 if (c != 't' || (r = add_tag(o.tags, &o.ntags, optarg))) {
                         exec_opts_free(&o);
@@ -146,6 +153,8 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 return r;
         }
         req = json_pack("{s:s,s:s,s:o}", "cmd", "run-start", "name", argv[optind], "tags", tags_json(o.tags, o.ntags));
+        if (cgroup)
+                json_object_set_new(req, "cgroup", json_string(cgroup));
         exec_opts_free(&o);
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
@@ -488,10 +497,13 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
                 { "score-regex", required_argument, NULL, 'r' },
+                { "no-cgroup", no_argument, NULL, 'G' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         struct exec_opts o = { 0 };
+        bool own_cgroup = true;
+        int cgfd = -1;
         struct live lv = { 0 };
         struct linebuf lbo = { .len = 0 }, lbe = { .len = 0 };
         int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, pidfd = -1, status = 0, c, r, code;
@@ -552,8 +564,12 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         o.nrx++;
                         break;
                 }
+                case 'G':
+                        own_cgroup = false;
+                        break;
                 case 'h':
-                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=REGEX]... -- CMD [ARG]...\n");
+                        printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=REGEX]... [--no-cgroup] "
+                               "-- CMD [ARG]...\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 default:
@@ -579,8 +595,12 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
 
         req = json_pack("{s:s,s:s,s:o,s:s}", "cmd", "run-start", "name", o.name, "tags", tags_json(o.tags, o.ntags),
                         "command", command ? command : "");
+        if (own_cgroup)         /* scalemond makes the run a cgroup and counts it (client/run-cgroup.c) */
+                json_object_set_new(req, "cgroup", json_string("new"));
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
+        if (r == 0 && own_cgroup)
+                cgfd = run_cgroup_enter_fd(o.name, reply);
         json_decref(reply);
         reply = NULL;
         if (r) {
@@ -607,6 +627,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 }
                 if (ctl->sock_fd >= 0)
                         close(ctl->sock_fd);
+                if (cgfd >= 0)
+                        run_cgroup_enter(o.name, cgfd);
                 execvp(argv[optind], argv + optind);
                 fprintf(stderr, "scalemonctl: cannot run '%s': %s\n", argv[optind], strerror(errno));
                 _exit(errno == ENOENT ? 127 : 126);
@@ -685,6 +707,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         sigaction(SIGHUP, &old_hup, NULL);
         if (pidfd >= 0)
                 close(pidfd);
+        if (cgfd >= 0)
+                close(cgfd);
         code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
         scores = json_object();

@@ -116,7 +116,8 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
                                 char **ret_err)
 {
         struct store_kv tags[PROTO_MAX_TAGS];
-        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command };
+        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command,
+                                    .cgroup = req->cgroup };
         struct run_result res = {};
         struct runs_env env;
         json_t *reply;
@@ -127,6 +128,9 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
         if (runs_env_fill(m, &env, ret_err) < 0 || runs_start(manager_runs(m), &env, &a, &res, ret_err) < 0)
                 return NULL;
         reply = json_pack("{s:{s:s,s:o}}", "run", "name", res.name, "start", time_json(res.start));
+        if (reply && (res.cgroup || res.cgroup_why))    /* the run's own cgroup (owncg.c), or why none */
+                json_object_set_new(json_object_get(reply, "run"), res.cgroup ? "cgroup" : "cgroup_why",
+                                    json_string(res.cgroup ? res.cgroup : res.cgroup_why));
         run_result_clear(&res);
         return reply;
 }

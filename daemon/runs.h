@@ -43,6 +43,9 @@ struct run_start_args {
         const struct store_kv *tags;
         size_t ntags;
         const char *command;            /* or NULL */
+        /* The run's own cgroup (daemon/owncg.c): NULL none, "new" one
+         * scalemond makes (run exec), else a directory of the cgroup2 mount */
+        const char *cgroup;
 };
 
 struct run_stop_args {
@@ -61,6 +64,8 @@ struct run_result {
         const char *status;             /* "running", "done", "failed" */
         int64_t start, end;             /* ns since the epoch; end 0 while running */
         double duration_s;              /* on CLOCK_MONOTONIC */
+        char *cgroup;                   /* start: the run's own cgroup directory, or NULL */
+        char *cgroup_why;               /* start: why it has none though one was asked for */
 };
 void run_result_clear(struct run_result *r);
 

@@ -326,6 +326,16 @@ double sampler_scale(const struct sampler *s, int m)
         return metric_table[m].source == SRC_PROCSTAT ? s->clk_scale : 1.0;
 }
 
+int sampler_tracepoint(const struct sampler *s, int m, uint64_t *ret_id)
+{
+        if (metric_table[m].source != SRC_TRACEPOINT || !s->tracefs || !s->available[m])
+                return -ENOENT;
+        if (s->tp_err[m] < 0)
+                return s->tp_err[m];
+        *ret_id = s->tp_id[m];
+        return 0;
+}
+
 int sampler_count_available(const struct sampler *s)
 {
         int k = 0;

@@ -76,6 +76,9 @@ bool sampler_take_catalogue_change(struct sampler *s);
 int64_t sampler_last_mono(const struct sampler *s);
 /* Per-metric factor from stored value to the catalogue unit. */
 double sampler_scale(const struct sampler *s, int metric);
+/* The tracepoint id of a SRC_TRACEPOINT metric, as the perf source
+ * resolved it (for daemon/owncg.c); -ENOENT without tracefs. */
+int sampler_tracepoint(const struct sampler *s, int metric, uint64_t *ret_id);
 int sampler_count_available(const struct sampler *s);
 
 /* Totals since the sampler was created, per (metric, loc): the sum of

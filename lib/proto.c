@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -156,6 +157,7 @@ bool proto_valid_value(const char *s, const char **why)
 
 void proto_request_free(struct proto_request *req)
 {
+        free(req->cgroup);
         free(req->name);
         for (size_t i = 0; i < req->ntags; i++) {
                 free(req->tags[i].key);
@@ -225,10 +227,11 @@ static int fail(char **ret_err, const char *fmt, ...)
 #define F_COMMAND  (1u << 4)
 #define F_EXIT     (1u << 5)
 #define F_TIMES    (1u << 6)
+#define F_CGROUP   (1u << 7)
 
 static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_STATUS] = 0,
-        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND,
+        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND | F_CGROUP,
         [CMD_RUN_STOP] = F_NAME | F_SCORES | F_EXIT | F_TIMES,
         [CMD_RUN_MARK] = F_NAME | F_TEXT,
         [CMD_RELOAD] = 0,
@@ -277,6 +280,7 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                            : streq(key, "scores") ? F_SCORES
                            : streq(key, "text") ? F_TEXT
                            : streq(key, "command") ? F_COMMAND
+                           : streq(key, "cgroup") ? F_CGROUP
                            : streq(key, "exit_status") ? F_EXIT
                            : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
                            : 0;
@@ -352,6 +356,12 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
         }
         if ((allowed & F_COMMAND) && json_object_get(o, "command")) {
                 r = get_string(o, "command", PROTO_MAX_COMMAND, &req->command, ret_err);
+                if (r < 0)
+                        return r;
+        }
+        if ((allowed & F_CGROUP) && json_object_get(o, "cgroup")) {
+                /* "new" (run exec: scalemond makes one), or a directory of the cgroup2 mount */
+                r = get_string(o, "cgroup", PATH_MAX, &req->cgroup, ret_err);
                 if (r < 0)
                         return r;
         }
@@ -441,6 +451,8 @@ json_t *proto_request_to_json(const struct proto_request *req)
                 json_object_set_new(o, "text", json_string(req->text));
         if (req->command)
                 json_object_set_new(o, "command", json_string(req->command));
+        if (req->cgroup)
+                json_object_set_new(o, "cgroup", json_string(req->cgroup));
         if (req->has_exit_status)
                 json_object_set_new(o, "exit_status", json_integer(req->exit_status));
         if (req->has_times) {

@@ -49,6 +49,7 @@ struct proto_request {
         size_t nscores;
         char *text;                     /* run-mark */
         char *command;                  /* run-start: what run exec runs */
+        char *cgroup;                   /* run-start: "new", or a cgroup v2 directory (the run's own counters) */
         bool has_exit_status;
         int exit_status;
         bool has_times;

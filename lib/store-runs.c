@@ -17,12 +17,13 @@
 
 const char *total_level_name(enum total_level l)
 {
-        return l == LEVEL_CPU ? "cpu" : l == LEVEL_NODE ? "node" : "system";
+        return l == LEVEL_CPU ? "cpu" : l == LEVEL_NODE ? "node" : l == LEVEL_CGROUP ? "cgroup" : "system";
 }
 
 static int level_from_name(const char *s)
 {
-        return streq(s, "cpu") ? LEVEL_CPU : streq(s, "node") ? LEVEL_NODE : LEVEL_SYSTEM;
+        return streq(s, "cpu") ? LEVEL_CPU : streq(s, "node") ? LEVEL_NODE : streq(s, "cgroup") ? LEVEL_CGROUP
+                                                                                  : LEVEL_SYSTEM;
 }
 
 void run_info_free(struct run_info *r)

@@ -160,7 +160,9 @@ struct store_score {
         double value;
 };
 
-enum total_level { LEVEL_CPU, LEVEL_NODE, LEVEL_SYSTEM };
+/* LEVEL_CGROUP: the run's own cgroup (loc 0), where the run had one
+ * (daemon/owncg.c; schema 0008) */
+enum total_level { LEVEL_CPU, LEVEL_NODE, LEVEL_SYSTEM, LEVEL_CGROUP };
 const char *total_level_name(enum total_level l);
 
 struct store_total {
