@@ -31,6 +31,8 @@ struct mstat {
         bool spread;            /* cpu metric with per-CPU totals */
         double cpu_min, cpu_median, cpu_max, imbalance;
         bool imbalance_ok;      /* mean > 0 */
+        bool has_own;           /* the run had its own cgroup, which counted this metric */
+        double own_total;       /* what the run's cgroup counted (report-own.c) */
 };
 
 #define ANALYSIS_CPU_TIMES 8    /* user nice system idle iowait irq softirq steal */

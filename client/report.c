@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "groups.h"
 #include "output.h"
+#include "report-own.h"
 #include "proto.h"
 #include "selection.h"
 #include "timeutil.h"
@@ -72,6 +73,7 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
                                                                                    ? "a per-node metric"
                                                                                    : "a system-wide metric"));
                         }
+                        report_own_json(s, jm);
                         if (first != r && first->m[m].have)
                                 json_object_set_new(jm, "vs_first_pct",
                                                     analysis_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
@@ -221,6 +223,7 @@ static void print_run_header(const struct analysis_run *r, const struct analysis
                                                         analysis_cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
                 printf("  cpu time: %s (of %.1f CPU-seconds)\n", line, r->cpu_total);
         }
+        report_own_print(r);
         for (size_t i = 0; i < r->d.nmarks; i++)
                 printf("  mark +%.3fs: %s\n", (double)(r->d.marks[i].t - r->info.start) / 1e9, r->d.marks[i].text);
 }

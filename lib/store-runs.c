@@ -491,7 +491,7 @@ static int read_totals(struct store *s, int64_t id, bool system_only, struct run
         static const char *const sql[2] = {
                 "SELECT metric, level, loc, value FROM run_total WHERE run = ?1 ORDER BY metric, level, loc",
                 "SELECT t.metric, t.level, t.loc, t.value FROM metric m CROSS JOIN run_total t "
-                "ON t.run = ?1 AND t.metric = m.id AND t.level = 'system' ORDER BY m.id, t.loc",
+                "ON t.run = ?1 AND t.metric = m.id AND t.level IN ('system', 'cgroup') ORDER BY m.id, t.level, t.loc",
         };
         char name[sizeof d->totals[0].metric] = "";
         int64_t rowid = 0;
