@@ -200,6 +200,9 @@ static void print_run_header(const struct analysis_run *r, const struct analysis
                 printf("  INTERRUPTED: scalemond stopped during this run; its totals end at the last interval written\n");
         if (r->info.has_times)
                 printf("  time: real %.3fs, user %.3fs, sys %.3fs\n", r->info.wall_s, r->info.user_s, r->info.sys_s);
+        if (r->info.has_switches)
+                printf("  its tasks' context switches: %lld voluntary, %lld involuntary\n",
+                       (long long)r->info.voluntary_switches, (long long)r->info.involuntary_switches);
         if (r->d.nscores) {
                 len = 0;
                 line[0] = 0;

@@ -733,6 +733,9 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         "exit_status", code, "wall_s", (double)(t1 - t0) / 1e9, "user_s",
                         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, "sys_s",
                         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+        /* the command's own voluntary and involuntary switches (as /proc/PID/status counts them) */
+        json_object_set_new(req, "voluntary_switches", json_integer(ru.ru_nvcsw));
+        json_object_set_new(req, "involuntary_switches", json_integer(ru.ru_nivcsw));
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
         if (r == 0 && isatty(STDERR_FILENO)) {

@@ -142,7 +142,9 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
         struct run_stop_args a = { .name = req->name, .scores = scores, .nscores = req->nscores,
                                    .has_exit_status = req->has_exit_status, .exit_status = req->exit_status,
                                    .has_times = req->has_times, .wall_s = req->wall_s, .user_s = req->user_s,
-                                   .sys_s = req->sys_s };
+                                   .sys_s = req->sys_s, .has_switches = req->has_switches,
+                                   .voluntary_switches = req->voluntary_switches,
+                                   .involuntary_switches = req->involuntary_switches };
         struct run_result res = {};
         struct runs_env env = { .store = manager_store(m), .sampler = manager_sampler(m) };
         json_t *reply;

@@ -370,6 +370,9 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
                 re.wall_s = req->wall_s;
                 re.user_s = req->user_s;
                 re.sys_s = req->sys_s;
+                re.has_switches = req->has_switches;
+                re.voluntary_switches = req->voluntary_switches;
+                re.involuntary_switches = req->involuntary_switches;
         }
         e = store_run_finish(st, r->id, &re);
         if (e < 0)

@@ -56,6 +56,8 @@ struct run_stop_args {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        bool has_switches;              /* the run's tasks' own, from run exec */
+        int64_t voluntary_switches, involuntary_switches;
 };
 
 /* What a start or a stop did. */

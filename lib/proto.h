@@ -54,6 +54,8 @@ struct proto_request {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;   /* run-stop, from run exec */
+        bool has_switches;              /* run-stop, from run exec's wait4() */
+        int64_t voluntary_switches, involuntary_switches;
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd);

@@ -188,6 +188,8 @@ struct run_info {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        bool has_switches;              /* run exec's wait4(): the run's tasks' own (schema 0008) */
+        int64_t voluntary_switches, involuntary_switches;
         char *command;                  /* or NULL */
         bool imported;
         int64_t dur_ns;                 /* CLOCK_MONOTONIC length from its ticks; -1 if unknown */
@@ -232,6 +234,8 @@ struct run_end {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        bool has_switches;
+        int64_t voluntary_switches, involuntary_switches;
         int64_t length_ns;                 /* CLOCK_MONOTONIC length; < 0: unknown */
         const struct store_score *scores;
         size_t nscores;

@@ -11,6 +11,13 @@
 --     only the tasks that were in the cgroup: it is <= the 'system' row of
 --     the same metric, up to counting noise (own_share = cgroup / system);
 --  3. rows at the other levels are unchanged by this migration.
+-- And the run's tasks' own voluntary and involuntary context switches, as
+-- run exec's wait4() gave them (ru_nvcsw, ru_nivcsw: the counters
+-- /proc/PID/status shows as voluntary_ctxt_switches and
+-- nonvoluntary_ctxt_switches, summed over the command and the children it
+-- waited for):
+--  4. run.voluntary_switches and run.involuntary_switches are NULL where
+--     the run was not run by run exec (or came from an older scalemonctl).
 -- SQLite cannot widen a CHECK, so run_total is rebuilt with its rows (and
 -- the run_totals view over it recreated as it was).
 --
@@ -36,3 +43,6 @@ CREATE VIEW run_totals AS
           FROM run_total
           JOIN run ON run.id = run_total.run
           JOIN metric ON metric.id = run_total.metric;
+
+ALTER TABLE run ADD COLUMN voluntary_switches INTEGER;
+ALTER TABLE run ADD COLUMN involuntary_switches INTEGER;

@@ -40,6 +40,11 @@ python3 -c "import sys; sys.exit(0 if $tot >= 1.5 * $own else 1)"
 ok $? "the machine's total holds both ping-pongs ($tot >= 1.5 x $own)"
 python3 -c "import sys; sys.exit(0 if 0 < $share < 0.67 else 1)"
 ok $? "own_share is the run's part of it ($share)"
+vol=$(echo "$j" | jpy 'd["runs"][0]["voluntary_switches"]')
+inv=$(echo "$j" | jpy 'd["runs"][0]["involuntary_switches"]')
+diag "run exec's wait4: $vol voluntary, $inv involuntary"
+python3 -c "import sys; sys.exit(0 if abs($vol + $inv - $ps) <= 0.05 * $ps else 1)"
+ok $? "the tasks' voluntary + involuntary switches within 5% of perf stat's ($vol + $inv vs $ps)"
 n=$(sql "SELECT count(*) FROM run_totals WHERE run = 'cg-pp' AND level = 'cgroup'")
 [ "$n" -ge 5 ]; ok $? "own totals stored at level 'cgroup' ($n rows)"
 us=$(echo "$j" | jpy 'd["runs"][0]["metrics"]["cpu_system"]["own_total"] + d["runs"][0]["metrics"]["cpu_user"]["own_total"]')

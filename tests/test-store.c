@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "schema.h"
+#include "packed-sql.h"
 #include "store.h"
 #include "tap.h"
 
@@ -25,6 +26,7 @@ static int raw_exec(const char *db, const char *sql)
         int r;
         if (sqlite3_open(db, &h) != SQLITE_OK)
                 return -1;
+        packed_sql_register(h);         /* views over cpu_sample use scalemon_cpus() */
         r = sqlite3_exec(h, sql, NULL, NULL, NULL);
         sqlite3_close(h);
         return r == SQLITE_OK ? 0 : -1;
@@ -402,6 +404,8 @@ static void test_schema_versions(void)
         is_int(store_open(db, STORE_WRITE, &s, &err), 0, "create a database to take back to schema 7");
         s = store_close(s);
         ok(raw_exec(db, "DROP VIEW run_totals; DROP TABLE run_total;"
+                        "ALTER TABLE run DROP COLUMN voluntary_switches;"
+                        "ALTER TABLE run DROP COLUMN involuntary_switches;"
                         "CREATE TABLE run_total (run INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
                         " metric INTEGER NOT NULL REFERENCES metric (id),"
                         " level TEXT NOT NULL CHECK (level IN ('cpu', 'node', 'system')), loc INTEGER NOT NULL,"
@@ -430,6 +434,8 @@ static void test_schema_versions(void)
         ok(raw_exec(db, "INSERT INTO run_total VALUES (1, 1, 'pod', 0, 1)") != 0, "an unknown level is not");
         is_int(raw_count(db, "SELECT count(*) FROM run r JOIN run_total t ON t.run = r.id WHERE r.name = 'a'"), 5,
                "the foreign key to run holds");
+        is_int(raw_count(db, "SELECT count(*) FROM run WHERE voluntary_switches IS NULL AND involuntary_switches IS NULL"),
+               1, "the run's context switch columns are there, NULL for a run from before");
 
         path(db, sizeof db, "foreign.db");
         ok(raw_exec(db, "CREATE TABLE t (x)") == 0, "some other program's database");
