@@ -65,6 +65,7 @@ struct sampler {
 
         /* scheduler pressure (sampler-pressure.c), NULL until opened */
         struct pressure_state *pressure;
+        bool simulated;                         /* --simulate-cpus: schedstat is not replayed */
 
         /* the tick (sampler.c) */
         bool primed;

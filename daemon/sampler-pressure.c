@@ -192,7 +192,7 @@ static int schedstat_probe(struct sampler *s, const bool *was_enabled, char **re
 
         if (!s->enabled[M_RUNQUEUE_WAIT])
                 return 0;
-        if (p->schedstat.fd >= 0) {
+        if (p->schedstat.fd >= 0 && !s->simulated) {
                 r = procfile_read(&p->schedstat, NULL);
                 if (r >= 0)
                         r = schedstat_parse(p->schedstat.buf, p->schedstat.len, s->map.ncpus, SCHEDSTAT_RUN_DELAY,
@@ -200,7 +200,10 @@ static int schedstat_probe(struct sampler *s, const bool *was_enabled, char **re
         }
         for (int c = 0; c < s->map.ncpus; c++)
                 p->rq_primed[c] = false;
-        if (p->schedstat.fd < 0)
+        if (s->simulated)
+                sampler_set_why(s, M_RUNQUEUE_WAIT, "not simulated: --simulate-cpus replays /proc/stat and perf, "
+                                "not %s/schedstat", s->procroot);
+        else if (p->schedstat.fd < 0)
                 sampler_set_why(s, M_RUNQUEUE_WAIT, "no %s/schedstat: kernel without CONFIG_SCHEDSTATS", s->procroot);
         else if (r == -EPROTONOSUPPORT)
                 sampler_set_why(s, M_RUNQUEUE_WAIT, "%s/schedstat is not of version %d to %d, whose cpuN lines "

@@ -194,6 +194,7 @@ static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char 
                 if (r >= 0) {
                         s->ops = &sim_ops;
                         s->ctx = sim;
+                        s->simulated = true;
                         r = cpumap_simulate(cfg->simulate_cpus, SIM_CPUS_PER_NODE, &s->map);
                 }
                 if (r < 0) {

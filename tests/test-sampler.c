@@ -462,6 +462,9 @@ static void simulated(void)
                 return;
         }
         is_int(sampler_cpumap(s)->ncpus, 8, "simulated: 8 CPUs");
+        ok(!sampler_available(s, M_RUNQUEUE_WAIT) && sampler_why(s, M_RUNQUEUE_WAIT) &&
+           strstr(sampler_why(s, M_RUNQUEUE_WAIT), "not simulated"), "simulated: runqueue_wait_ns is not: %s",
+           sampler_why(s, M_RUNQUEUE_WAIT) ? sampler_why(s, M_RUNQUEUE_WAIT) : "(no reason)");
         sampler_sample(s, &t);
         advance();
         is_int(sampler_sample(s, &t), 1, "simulated: tick");
