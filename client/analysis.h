@@ -69,6 +69,20 @@ int analysis_load(struct store *st, struct run_info *infos, size_t n, enum analy
                   struct analysis_run **ret, size_t *ret_failed);
 struct analysis_run *analysis_unload(struct analysis_run *runs, size_t n);
 
+/* The run's own counters (analysis-own.c), where it had its own cgroup:
+ * what the cgroup counted of metric m and its share of the machine's (NAN
+ * if the machine's is 0); what everything else did (total - own); the busy
+ * CPU time split into the benchmark's and everything else's.  False: the
+ * run has no own count of it. */
+struct analysis_own_cpu {
+        double busy_s;                  /* CPU-seconds neither idle nor iowait */
+        double own_s, user_s, system_s; /* the benchmark's cgroup's cpu.stat */
+        double others_s;                /* busy - own, never negative */
+};
+bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, double *ret_share);
+bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
+bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
+
 /* Rates, spread across CPUs and CPU time of one run, from its totals. */
 void analysis_compute(struct analysis_run *r);
 /* From the run's ticks (CLOCK_MONOTONIC), or the wall-clock times where

@@ -73,7 +73,7 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
                                                                                    ? "a per-node metric"
                                                                                    : "a system-wide metric"));
                         }
-                        report_own_json(s, jm);
+                        report_own_json(r, m, jm);
                         if (first != r && first->m[m].have)
                                 json_object_set_new(jm, "vs_first_pct",
                                                     analysis_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
