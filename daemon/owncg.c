@@ -70,6 +70,7 @@ struct owncg {
         bool perf_ok[NPERF];
         uint64_t start[NFILE];
         bool have[NFILE];
+        uint64_t perf_prev[NPERF], file_prev[NFILE];    /* at the last tick (owncg_sample) */
 };
 
 static char *errf(const char *fmt, ...) _printf_(1, 2);
@@ -284,6 +285,7 @@ int owncg_open(const char *path, bool remove, const struct sampler *sm, struct o
                 }
         }
         read_files(oc->dirfd, oc->start, oc->have);
+        memcpy(oc->file_prev, oc->start, sizeof oc->file_prev);
         if (!oc->have[NFILE - 2] && faccessat(oc->dirfd, "memory.stat", F_OK, 0) < 0)
                 strbuf_appendf(notes, sizeof notes, &nl, "%sno memory.stat in %s (the memory controller is not on cgroup v2 "
                                "here: THP counters of the run's own are not counted)", nl ? "; " : "", path);
@@ -292,6 +294,64 @@ int owncg_open(const char *path, bool remove, const struct sampler *sm, struct o
         if (notes[0] && ret_notes)
                 *ret_notes = strdup(notes);
         *ret = oc;
+        return 0;
+}
+
+/* The count of perf metric k since owncg_open(), over the CPUs. */
+static uint64_t perf_sum(struct owncg *oc, size_t k)
+{
+        uint64_t sum = 0, v;
+
+        for (int c = 0; c < oc->ncpus; c++) {
+                int fd = oc->fd[k * (size_t)oc->ncpus + (size_t)c];
+                if (fd >= 0 && read(fd, &v, sizeof v) == (ssize_t)sizeof v)
+                        sum += v;
+        }
+        return sum;
+}
+
+static int add_own(struct tick *t, int64_t run, int metric, double value)
+{
+        if (value == 0)
+                return 0;
+        if (t->nown == t->capown) {
+                size_t cap = t->capown ? t->capown * 2 : 16;
+                struct own_value *p = realloc(t->own, cap * sizeof *p);
+                if (!p)
+                        return -ENOMEM;
+                t->own = p;
+                t->capown = cap;
+        }
+        t->own[t->nown++] = (struct own_value){ .run = run, .metric = (uint16_t)metric, .value = value };
+        return 0;
+}
+
+int owncg_sample(struct owncg *oc, int64_t run, struct tick *t)
+{
+        uint64_t now[NFILE];
+        bool have[NFILE];
+        int r;
+
+        for (size_t k = 0; k < NPERF; k++) {
+                uint64_t sum;
+                if (!oc->perf_ok[k])
+                        continue;
+                sum = perf_sum(oc, k);
+                r = add_own(t, run, perf_metrics[k], sum >= oc->perf_prev[k] ? (double)(sum - oc->perf_prev[k]) : 0);
+                if (r < 0)
+                        return r;
+                oc->perf_prev[k] = sum;
+        }
+        read_files(oc->dirfd, now, have);
+        for (size_t i = 0; i < NFILE; i++) {
+                if (!oc->have[i] || !have[i])
+                        continue;
+                r = add_own(t, run, file_counters[i].metric,
+                            now[i] >= oc->file_prev[i] ? (double)(now[i] - oc->file_prev[i]) * file_counters[i].scale : 0);
+                if (r < 0)
+                        return r;
+                oc->file_prev[i] = now[i];
+        }
         return 0;
 }
 
@@ -305,14 +365,10 @@ int owncg_totals(struct owncg *oc, struct store_total **rows, size_t *n)
                 return -ENOMEM;
         *rows = t;
         for (size_t k = 0; k < NPERF; k++) {
-                uint64_t sum = 0, v;
+                uint64_t sum;
                 if (!oc->perf_ok[k])
                         continue;
-                for (int c = 0; c < oc->ncpus; c++) {
-                        int fd = oc->fd[k * (size_t)oc->ncpus + (size_t)c];
-                        if (fd >= 0 && read(fd, &v, sizeof v) == (ssize_t)sizeof v)
-                                sum += v;
-                }
+                sum = perf_sum(oc, k);
                 t[*n] = (struct store_total){ .level = LEVEL_CGROUP, .loc = 0, .value = (double)sum };
                 snprintf(t[*n].metric, sizeof t[*n].metric, "%s", metric_table[perf_metrics[k]].name);
                 (*n)++;

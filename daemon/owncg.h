@@ -31,6 +31,10 @@ int owncg_resolve(const char *procroot, const char *path, char **ret_path, char 
 int owncg_open(const char *path, bool remove, const struct sampler *sm, struct owncg **ret, char **ret_notes,
                char **ret_err);
 
+/* One tick: the deltas since the last call (or owncg_open()) into
+ * t->own, for run id `run`; zeros are left out.  0 or -ENOMEM. */
+int owncg_sample(struct owncg *oc, int64_t run, struct tick *t);
+
 /* Append the totals since owncg_open() to *rows (level LEVEL_CGROUP, loc 0,
  * catalogue units), growing it; *n counts them. */
 int owncg_totals(struct owncg *oc, struct store_total **rows, size_t *n);

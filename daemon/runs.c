@@ -254,6 +254,17 @@ static void runs_own_start(struct open_run *r, const struct runs_env *env, const
                 notes ? notes : "");
 }
 
+int runs_own_sample(struct runs *rs, struct tick *t)
+{
+        for (size_t i = 0; i < rs->n; i++)
+                if (rs->v[i].own) {
+                        int e = owncg_sample(rs->v[i].own, rs->v[i].id, t);
+                        if (e < 0)
+                                return e;
+                }
+        return 0;
+}
+
 int runs_start(struct runs *rs, const struct runs_env *env, const struct run_start_args *a, struct run_result *ret,
                char **ret_err)
 {

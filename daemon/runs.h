@@ -85,6 +85,10 @@ int runs_delete(struct runs *rs, struct store *st, const char *name, char **ret_
  * (with *ret_err only when name is NULL) or -EINVAL (several are open). */
 int runs_pick(const struct runs *rs, const char *name, char **ret_err);
 
+/* The writer's hook on every tick: each open run's own cgroup's deltas
+ * into t->own (owncg.c).  0 or -ENOMEM. */
+int runs_own_sample(struct runs *rs, struct tick *t);
+
 /* Close every open run as interrupted at pt (clean shutdown). */
 int runs_interrupt_all(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt);
 

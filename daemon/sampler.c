@@ -30,6 +30,7 @@ void tick_clear(struct tick *t)
         free(t->v);
         free(t->mux);
         free(t->ev);
+        free(t->own);
         memset(t, 0, sizeof *t);
 }
 
@@ -290,7 +291,7 @@ int sampler_sample(struct sampler *s, struct tick *t)
         bool emit_ok = s->primed;
         int r;
 
-        t->nv = t->nmux = t->nev = 0;
+        t->nv = t->nmux = t->nev = t->nown = 0;
         s->ops->begin_tick(s->ctx);
         r = sampler_hotplug(s, t);
         for (size_t i = 0; i < NSOURCES && r >= 0; i++)

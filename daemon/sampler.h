@@ -31,6 +31,13 @@ struct sampler_event {
 };
 
 /* One interval's worth of deltas. */
+/* One delta of a run's own cgroup (daemon/owncg.c), in the catalogue unit. */
+struct own_value {
+        int64_t run;            /* run id */
+        uint16_t metric;        /* enum metric_id */
+        double value;
+};
+
 struct tick {
         int64_t t;              /* start, ns since the epoch */
         int64_t dur;            /* length, ns */
@@ -40,6 +47,8 @@ struct tick {
         size_t nmux, capmux;
         struct sampler_event *ev;
         size_t nev, capev;
+        struct own_value *own;  /* the open runs' own cgroups, added by the writer's hook */
+        size_t nown, capown;
 };
 void tick_clear(struct tick *t);        /* free memory */
 

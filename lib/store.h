@@ -70,6 +70,9 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
 int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const int64_t *vals, const bool *nulls,
                          int ncpus);
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty);
+/* A run's own cgroup's delta in one tick, in the catalogue unit (schema
+ * 0008, run_own_sample); a 0 is not stored. */
+int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric_id m, double value);
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);
 int store_checkpoint(struct store *s, bool truncate);

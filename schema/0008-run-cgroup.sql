@@ -11,6 +11,17 @@
 --     only the tasks that were in the cgroup: it is <= the 'system' row of
 --     the same metric, up to counting noise (own_share = cgroup / system);
 --  3. rows at the other levels are unchanged by this migration.
+-- Per interval, the cgroup's deltas go to run_own_sample, keyed by run
+-- ("this run's cgroup") and tick:
+--  5. one row per (run, tick, metric) where the cgroup's delta in that
+--     interval was not 0 (zeros are not stored, as in sample); value in the
+--     catalogue unit (seconds for cpu_user, as in run_total), summed over
+--     the CPUs;
+--  6. the rows of a run cover its ticks after the start tick, up to its end
+--     tick; their sum is the run's 'cgroup' total up to what the cgroup
+--     did between the stop snapshot and the totals' read (microseconds);
+--  7. deleting the run deletes them (ON DELETE CASCADE); the ticks they
+--     name are the run's, which retention keeps while the run exists.
 -- And the run's tasks' own voluntary and involuntary context switches, as
 -- run exec's wait4() gave them (ru_nvcsw, ru_nivcsw: the counters
 -- /proc/PID/status shows as voluntary_ctxt_switches and
@@ -43,6 +54,14 @@ CREATE VIEW run_totals AS
           FROM run_total
           JOIN run ON run.id = run_total.run
           JOIN metric ON metric.id = run_total.metric;
+
+CREATE TABLE run_own_sample (
+        run    INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+        tick   INTEGER NOT NULL,
+        metric INTEGER NOT NULL REFERENCES metric (id),
+        value  REAL NOT NULL,
+        PRIMARY KEY (run, tick, metric)
+) WITHOUT ROWID;
 
 ALTER TABLE run ADD COLUMN voluntary_switches INTEGER;
 ALTER TABLE run ADD COLUMN involuntary_switches INTEGER;

@@ -47,6 +47,15 @@ python3 -c "import sys; sys.exit(0 if abs($vol + $inv - $ps) <= 0.05 * $ps else 
 ok $? "the tasks' voluntary + involuntary switches within 5% of perf stat's ($vol + $inv vs $ps)"
 n=$(sql "SELECT count(*) FROM run_totals WHERE run = 'cg-pp' AND level = 'cgroup'")
 [ "$n" -ge 5 ]; ok $? "own totals stored at level 'cgroup' ($n rows)"
+ps_sum=$(sql "SELECT CAST(sum(o.value) AS INTEGER) FROM run_own_sample o JOIN run r ON r.id = o.run
+              JOIN metric m ON m.id = o.metric WHERE r.name = 'cg-pp' AND m.name = 'context_switches'")
+nt=$(sql "SELECT count(DISTINCT o.tick) FROM run_own_sample o JOIN run r ON r.id = o.run WHERE r.name = 'cg-pp'")
+out_of_run=$(sql "SELECT count(*) FROM run_own_sample o JOIN run r ON r.id = o.run
+                  WHERE r.name = 'cg-pp' AND (o.tick <= r.start_tick OR o.tick > r.end_tick)")
+diag "per tick: $nt ticks, context switches summed $ps_sum (run total $own)"
+python3 -c "import sys; sys.exit(0 if 0.99 * $own <= ${ps_sum:-0} <= $own else 1)"
+ok $? "the run's own per-tick rows sum to its own total, within 1% (${ps_sum:-none} vs $own)"
+[ "$nt" -ge 2 ] && [ "$out_of_run" = 0 ]; ok $? "they lie in the run's ticks ($nt ticks, $out_of_run outside)"
 us=$(echo "$j" | jpy 'd["runs"][0]["metrics"]["cpu_system"]["own_total"] + d["runs"][0]["metrics"]["cpu_user"]["own_total"]')
 python3 -c "import sys; sys.exit(0 if $us > 0 else 1)"; ok $? "the cgroup's cpu.stat gave its CPU time (${us}s)"
 ctl report --since cg-pp --until cg-pp | grep -q "context switches .*, of which the benchmark"

@@ -403,7 +403,7 @@ static void test_schema_versions(void)
         path(db, sizeof db, "v7.db");
         is_int(store_open(db, STORE_WRITE, &s, &err), 0, "create a database to take back to schema 7");
         s = store_close(s);
-        ok(raw_exec(db, "DROP VIEW run_totals; DROP TABLE run_total;"
+        ok(raw_exec(db, "DROP VIEW run_totals; DROP TABLE run_total; DROP TABLE run_own_sample;"
                         "ALTER TABLE run DROP COLUMN voluntary_switches;"
                         "ALTER TABLE run DROP COLUMN involuntary_switches;"
                         "CREATE TABLE run_total (run INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
@@ -436,6 +436,9 @@ static void test_schema_versions(void)
                "the foreign key to run holds");
         is_int(raw_count(db, "SELECT count(*) FROM run WHERE voluntary_switches IS NULL AND involuntary_switches IS NULL"),
                1, "the run's context switch columns are there, NULL for a run from before");
+        is_int(raw_exec(db, "INSERT INTO run_own_sample VALUES (1, 5, 1, 12.5)"), 0, "run_own_sample is there");
+        is_int(raw_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM run WHERE name = 'a'"), 0, "delete the run");
+        is_int(raw_count(db, "SELECT count(*) FROM run_own_sample"), 0, "its own samples go with it");
 
         path(db, sizeof db, "foreign.db");
         ok(raw_exec(db, "CREATE TABLE t (x)") == 0, "some other program's database");
