@@ -17,6 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <systemd/sd-bus.h>
+
+#include "cli.h"
+#include "macro.h"
 #include "run-cgroup.h"
 
 int run_cgroup_enter_fd(const char *run, json_t *reply)
@@ -46,4 +51,37 @@ void run_cgroup_enter(const char *run, int fd)
                 fprintf(stderr, "scalemonctl: run %s: its own counters are unavailable: cannot move the command into "
                         "its cgroup: %s\n", run, strerror(errno));
         close(fd);
+}
+
+int run_cgroup_of_unit(const char *unit, char **ret)
+{
+        sd_bus *bus = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *obj;
+        char *cg = NULL;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, "--unit %s: cannot reach systemd on the system bus: %s", unit, strerror(-r));
+        r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                               "org.freedesktop.systemd1.Manager", "GetUnit", &e, &reply, "s", unit);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "o", &obj);
+        if (r >= 0)
+                r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", obj, "org.freedesktop.systemd1.Unit",
+                                               "ControlGroup", &e, &cg);
+        sd_bus_message_unref(reply);
+        sd_bus_unref(bus);
+        if (r < 0 || !cg || !*cg) {
+                r = ctl_fail(EXIT_FAILED, "--unit %s: %s", unit,
+                             sd_bus_error_is_set(&e) ? e.message : r < 0 ? strerror(-r) : "the unit has no cgroup (not running)");
+                sd_bus_error_free(&e);
+                free(cg);
+                return r;
+        }
+        sd_bus_error_free(&e);
+        *ret = cg;
+        return 0;
 }

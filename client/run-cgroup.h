@@ -12,4 +12,9 @@ int run_cgroup_enter_fd(const char *run, json_t *reply);
  * stderr if it cannot; the command runs anyway). */
 void run_cgroup_enter(const char *run, int fd);
 
+/* The cgroup of systemd unit `unit` (run start --unit), through sd-bus:
+ * its ControlGroup, a path under the cgroup2 mount.  *ret (malloc'd);
+ * on failure one line on stderr, and EXIT_FAILED. */
+int run_cgroup_of_unit(const char *unit, char **ret);
+
 #endif

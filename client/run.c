@@ -120,22 +120,24 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
                 { "cgroup", required_argument, NULL, 'g' },
+                { "unit", required_argument, NULL, 'u' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         struct exec_opts o = { 0 };
         json_t *req, *reply = NULL;
-        const char *cgroup = NULL;
+        const char *cgroup = NULL, *unit = NULL;
+        _cleanup_free_ char *unit_cg = NULL;
         int c, r;
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
-                        printf("Usage: scalemonctl run start NAME [--tag K=V]... [--cgroup PATH]\n");
+                        printf("Usage: scalemonctl run start NAME [--tag K=V]... [--cgroup PATH | --unit NAME]\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 }
-                if (c == 'g') {         /* the benchmark's cgroup v2 directory: its own counters */
-                        cgroup = optarg;
+                if (c == 'g' || c == 'u') {     /* the benchmark's cgroup v2 directory, or unit: its own counters */
+                        *(c == 'g' ? &cgroup : &unit) = optarg;
                         continue;
                 }
                 if (c != 't' || (r = add_tag(o.tags, &o.ntags, optarg))) {
@@ -152,6 +154,16 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 exec_opts_free(&o);
                 return r;
         }
+        if (cgroup && unit) {
+                exec_opts_free(&o);
+                return ctl_fail(EXIT_USAGE, "run start takes --cgroup or --unit, not both");
+        }
+        if (unit && (r = run_cgroup_of_unit(unit, &unit_cg))) {
+                exec_opts_free(&o);
+                return r;
+        }
+        if (unit_cg)
+                cgroup = unit_cg[0] == '/' ? unit_cg + 1 : unit_cg;    /* relative to the cgroup2 mount */
         req = json_pack("{s:s,s:s,s:o}", "cmd", "run-start", "name", argv[optind], "tags", tags_json(o.tags, o.ntags));
         if (cgroup)
                 json_object_set_new(req, "cgroup", json_string(cgroup));

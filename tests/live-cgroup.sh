@@ -74,6 +74,13 @@ rmdir "$CG2/scalemon-test-$$"
 ctl run start cg-bad --cgroup /tmp >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ]; ok $? "--cgroup /tmp refused in one line: $(cat "$TMP/err")"
 ! ctl runs 2>/dev/null | grep -q cg-bad; ok $? "and no run was made"
+if [ -d /run/systemd/system ]; then
+        skip_one "systemd runs here" -- "--unit without systemd"
+else
+        ctl run start cg-unit --unit nothing.service >/dev/null 2>"$TMP/err"; rc=$?
+        [ $rc = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && ! ctl runs 2>/dev/null | grep -q cg-unit
+        ok $? "--unit without systemd: one line, exit 1, no run: $(cat "$TMP/err")"
+fi
 check "daemon stops cleanly" -- stop_daemon
 
 # no cgroup can be made: cgroup2 read-only in this namespace only (a bind
