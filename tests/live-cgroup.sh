@@ -18,11 +18,11 @@ N=50000
 
 start_daemon
 sleep 0.3
-"$WL/wl-pingpong" 100000000 >/dev/null & OUT=$!
+setsid "$WL/wl-pingpong" 100000000 >/dev/null & OUT=$!     # its own group: both processes stop with it
 sleep 0.2
 ctl run exec cg-pp -- perf stat -x, -e context-switches -o "$TMP/perfstat" -- "$WL/wl-pingpong" $N >"$TMP/out" 2>"$TMP/err"
 ok $? "run exec of a ping-pong under perf stat, with another ping-pong outside"
-kill $OUT; wait $OUT 2>/dev/null
+kill -- -$OUT; wait $OUT 2>/dev/null
 ! grep -q "unavailable" "$TMP/err"; ok $? "no word of unavailable own counters: $(head -1 "$TMP/err")"
 ps=$(awk -F, '$3 == "context-switches" { print $1 }' "$TMP/perfstat")
 j=$(ctl --format json report --since cg-pp --until cg-pp)
