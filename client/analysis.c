@@ -83,6 +83,10 @@ void analysis_compute(struct analysis_run *r)
                         r->m[m].total = t->value;
                 } else if (t->level == LEVEL_CPU)
                         ncpu[m]++;
+                else if (t->level == LEVEL_CGROUP) {    /* the run's own cgroup (schema 0007) */
+                        r->m[m].has_own = true;
+                        r->m[m].own_total = t->value;
+                }
         }
         off[0] = 0;
         for (m = 0; m < _M_MAX; m++) {

@@ -31,6 +31,8 @@ struct mstat {
         bool spread;            /* cpu metric with per-CPU totals */
         double cpu_min, cpu_median, cpu_max, imbalance;
         bool imbalance_ok;      /* mean > 0 */
+        bool has_own;           /* the run had its own cgroup, which counted this metric */
+        double own_total;       /* what the run's cgroup counted (report-own.c) */
 };
 
 #define ANALYSIS_CPU_TIMES 8    /* user nice system idle iowait irq softirq steal */
@@ -65,6 +67,20 @@ enum analysis_totals {
 int analysis_load(struct store *st, struct run_info *infos, size_t n, enum analysis_totals keep,
                   struct analysis_run **ret, size_t *ret_failed);
 struct analysis_run *analysis_unload(struct analysis_run *runs, size_t n);
+
+/* The run's own counters (analysis-own.c), where it had its own cgroup:
+ * what the cgroup counted of metric m and its share of the machine's (NAN
+ * if the machine's is 0); what everything else did (total - own); the busy
+ * CPU time split into the benchmark's and everything else's.  False: the
+ * run has no own count of it. */
+struct analysis_own_cpu {
+        double busy_s;                  /* CPU-seconds neither idle nor iowait */
+        double own_s, user_s, system_s; /* the benchmark's cgroup's cpu.stat */
+        double others_s;                /* busy - own, never negative */
+};
+bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, double *ret_share);
+bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
+bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
 
 /* Rates, spread across CPUs and CPU time of one run, from its totals. */
 void analysis_compute(struct analysis_run *r);

@@ -19,6 +19,7 @@
 #include "explain.h"
 #include "groups.h"
 #include "output.h"
+#include "report-own.h"
 #include "proto.h"
 #include "selection.h"
 #include "timeutil.h"
@@ -76,6 +77,7 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
                                                                                    ? "a per-node metric"
                                                                                    : "a system-wide metric"));
                         }
+                        report_own_json(r, m, jm);
                         if (first != r && first->m[m].have)
                                 json_object_set_new(jm, "vs_first_pct",
                                                     analysis_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
@@ -214,6 +216,9 @@ static void print_run_header(const struct analysis_run *r, const struct analysis
                 printf("  INTERRUPTED: scalemond stopped during this run; its totals end at the last interval written\n");
         if (r->info.has_times)
                 printf("  time: real %.3fs, user %.3fs, sys %.3fs\n", r->info.wall_s, r->info.user_s, r->info.sys_s);
+        if (r->info.has_switches)
+                printf("  its tasks' context switches: %lld voluntary, %lld involuntary\n",
+                       (long long)r->info.voluntary_switches, (long long)r->info.involuntary_switches);
         if (r->d.nscores) {
                 len = 0;
                 line[0] = 0;
@@ -240,6 +245,7 @@ static void print_run_header(const struct analysis_run *r, const struct analysis
                                                         analysis_cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
                 printf("  cpu time: %s (of %.1f CPU-seconds)\n", line, r->cpu_total);
         }
+        report_own_print(r);
         for (size_t i = 0; i < r->d.nmarks; i++)
                 printf("  mark +%.3fs: %s\n", (double)(r->d.marks[i].t - r->info.start) / 1e9, r->d.marks[i].text);
 }

@@ -25,6 +25,7 @@
 #include "live.h"
 #include "output.h"
 #include "proto.h"
+#include "run-cgroup.h"
 #include "selection.h"
 #include "sock.h"
 #include "timeutil.h"
@@ -49,6 +50,7 @@ struct score_regex {
 struct exec_opts {
         const char *name;
         const char *if_exists;          /* NULL (refuse), "number" (--name-suffix), "replace" (--replace) */
+        const char *cgroup;             /* the run's own cgroup: NULL none, "new" (run exec), or a directory */
         struct store_kv tags[PROTO_MAX_TAGS];
         size_t ntags;
         struct score_regex rx[PROTO_MAX_SCORES];
@@ -160,6 +162,8 @@ static json_t *start_request(const struct exec_opts *o, const char *name, const 
                 json_object_set_new(req, "command", json_string(command));
         if (o->if_exists)
                 json_object_set_new(req, "if_exists", json_string(o->if_exists));
+        if (o->cgroup)
+                json_object_set_new(req, "cgroup", json_string(o->cgroup));
         return req;
 }
 
@@ -172,19 +176,24 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 { "lower-is-better", required_argument, NULL, 'L' },
                 { "name-suffix", no_argument, NULL, 'n' },
                 { "replace", no_argument, NULL, 'R' },
+                { "cgroup", required_argument, NULL, 'g' },
+                { "unit", required_argument, NULL, 'u' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         struct exec_opts o = { 0 };
         json_t *req, *reply = NULL;
+        const char *cgroup = NULL, *unit = NULL;
+        _cleanup_free_ char *unit_cg = NULL;
         int c, r;
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 if (c == 'h') {
                         printf("Usage: scalemonctl run start NAME [--tag K=V]... [--lower-is-better K,...]\n"
-                               "                             [--name-suffix | --replace]\n"
+                               "                             [--name-suffix | --replace] [--cgroup PATH | --unit NAME]\n"
                                "  --name-suffix: if NAME is taken, record NAME-2, NAME-3... (the first free)\n"
-                               "  --replace: if a finished run is called NAME, delete it and record this one\n");
+                               "  --replace: if a finished run is called NAME, delete it and record this one\n"
+                               "  --cgroup, --unit: the benchmark's cgroup v2 directory or systemd unit: its own counters\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 }
@@ -193,6 +202,10 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                                 exec_opts_free(&o);
                                 return EXIT_USAGE;
                         }
+                        continue;
+                }
+                if (c == 'g' || c == 'u') {     /* the benchmark's cgroup v2 directory, or unit: its own counters */
+                        *(c == 'g' ? &cgroup : &unit) = optarg;
                         continue;
                 }
                 if ((c != 't' && c != 'L') ||
@@ -210,6 +223,17 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 exec_opts_free(&o);
                 return r;
         }
+        if (cgroup && unit) {
+                exec_opts_free(&o);
+                return ctl_fail(EXIT_USAGE, "run start takes --cgroup or --unit, not both");
+        }
+        if (unit && (r = run_cgroup_of_unit(unit, &unit_cg))) {
+                exec_opts_free(&o);
+                return r;
+        }
+        if (unit_cg)
+                cgroup = unit_cg[0] == '/' ? unit_cg + 1 : unit_cg;    /* relative to the cgroup2 mount */
+        o.cgroup = cgroup;
         req = start_request(&o, argv[optind], NULL);
         exec_opts_free(&o);
         r = ctl_request(ctl, req, -1, &reply);
@@ -518,11 +542,13 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 { "lower-is-better", required_argument, NULL, 'L' },
                 { "name-suffix", no_argument, NULL, 'n' },
                 { "replace", no_argument, NULL, 'R' },
+                { "no-cgroup", no_argument, NULL, 'G' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct exec_opts o = { 0 };
+        struct exec_opts o = { .cgroup = "new" };      /* --no-cgroup: none */
         struct live *lv = NULL;
+        int cgfd = -1;
         struct linebuf lbo = { .len = 0 }, lbe = { .len = 0 };
         int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, pidfd = -1, status = 0, c, r, code;
         int ptm = -1, pts = -1, pty_out = -1;    /* the live line's pty: master, slave, where it goes */
@@ -608,9 +634,13 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         o.nrx++;
                         break;
                 }
+                case 'G':
+                        o.cgroup = NULL;
+                        break;
                 case 'h':
                         printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:|last:]REGEX]...\n"
-                               "                            [--lower-is-better K,...] [--name-suffix | --replace] -- CMD [ARG]...\n"
+                               "                            [--lower-is-better K,...] [--name-suffix | --replace] [--no-cgroup]\n"
+                               "                            -- CMD [ARG]...\n"
                                "  K=REGEX takes the last match's capture; sum: and mean: add up (or average) every match's.\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
@@ -638,6 +668,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
          * have the run open (live.c) */
         lv = live_new(ctl, o.name);
 
+        /* scalemond makes the run a cgroup and counts it (client/run-cgroup.c) */
         req = start_request(&o, o.name, command ? command : "");
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
@@ -648,6 +679,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         }
         /* with --name-suffix the daemon may have chosen another name */
         recorded = strdup(reply_str(reply, "run", "name"));
+        if (recorded && o.cgroup)
+                cgfd = run_cgroup_enter_fd(recorded, reply);
         json_decref(reply);
         reply = NULL;
         if (!recorded) {
@@ -700,6 +733,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 }
                 if (ctl->sock_fd >= 0)
                         close(ctl->sock_fd);
+                if (cgfd >= 0)
+                        run_cgroup_enter(o.name, cgfd);
                 execvp(argv[optind], argv + optind);
                 fprintf(stderr, "scalemonctl: cannot run '%s': %s\n", argv[optind], strerror(errno));
                 _exit(errno == ENOENT ? 127 : 126);
@@ -801,6 +836,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         sigaction(SIGWINCH, &old_winch, NULL);
         if (pidfd >= 0)
                 close(pidfd);
+        if (cgfd >= 0)
+                close(cgfd);
         code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
         scores = json_object();
@@ -837,6 +874,9 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         "exit_status", code, "wall_s", (double)(t1 - t0) / 1e9, "user_s",
                         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, "sys_s",
                         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+        /* the command's own voluntary and involuntary switches (as /proc/PID/status counts them) */
+        json_object_set_new(req, "voluntary_switches", json_integer(ru.ru_nvcsw));
+        json_object_set_new(req, "involuntary_switches", json_integer(ru.ru_nivcsw));
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
         if (r == 0 && isatty(STDERR_FILENO)) {

@@ -225,6 +225,10 @@ json_t *run_json(const struct run_info *ri, const struct run_detail *d)
         }
         if (o && ri->command)
                 json_object_set_new(o, "command", json_string(ri->command));
+        if (o && ri->has_switches) {    /* the run's tasks' own (run exec's wait4) */
+                json_object_set_new(o, "voluntary_switches", json_integer(ri->voluntary_switches));
+                json_object_set_new(o, "involuntary_switches", json_integer(ri->involuntary_switches));
+        }
         return o;
 }
 

@@ -166,6 +166,12 @@ static int sync_catalogue(struct manager *m)
 }
 
 /* The writer saw a counter fail and stop: say so where users look. */
+static int on_tick_own(void *userdata, struct tick *t)
+{
+        struct manager *m = userdata;
+        return runs_own_sample(m->runs, t);
+}
+
 static void on_catalogue_change(void *userdata)
 {
         struct manager *m = userdata;
@@ -583,6 +589,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         if (r < 0)
                 goto fail;
         writer_set_tick_hook(m->writer, on_sampled, m);
+        writer_set_own_hook(m->writer, on_tick_own, m);    /* runs' own cgroups per tick (owncg.c) */
         r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)

@@ -36,6 +36,17 @@ int perf_open(struct perf_event_attr *attr, int cpu, int group_fd)
         return (int)fd;
 }
 
+int perf_open_cgroup(struct perf_event_attr *attr, int cgroup_fd, int cpu)
+{
+        long fd;
+
+        attr->size = sizeof *attr;
+        fd = syscall(SYS_perf_event_open, attr, cgroup_fd, cpu, -1, PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        return (int)fd;
+}
+
 int perf_set_filter(int fd, const char *filter)
 {
         return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0 ? negative_errno() : 0;

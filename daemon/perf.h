@@ -19,6 +19,11 @@ enum perf_errclass {
  * fd or -errno. */
 int perf_open(struct perf_event_attr *attr, int cpu, int group_fd);
 
+/* Open one counter on one CPU for the tasks of one cgroup (cgroup_fd: its
+ * cgroup v2 directory, opened O_RDONLY; daemon/owncg.c).  Counts only
+ * while such a task runs on that CPU.  Returns an O_CLOEXEC fd or -errno. */
+int perf_open_cgroup(struct perf_event_attr *attr, int cgroup_fd, int cpu);
+
 /* Attach an ftrace filter to a tracepoint counter. */
 int perf_set_filter(int fd, const char *filter);
 /* The kernel's id of a member, to find it in a group read. */

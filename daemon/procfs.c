@@ -191,3 +191,90 @@ void procfile_close(struct procfile *f)
         f->fd = -1;
         f->buf = NULL;
 }
+
+/* ---- /proc/pressure/{cpu,memory,io} and /proc/schedstat (sampler-pressure.c) ---- */
+
+int psi_parse(const char *buf, size_t len, uint64_t totals[2], bool found[2])
+{
+        const char *p = buf, *end = buf + len;
+
+        found[0] = found[1] = false;
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
+                int which;
+
+                if (!eol)
+                        eol = end;
+                if (eol == p) {
+                        p = eol + 1;
+                        continue;
+                }
+                if (eol - p > 5 && memcmp(p, "some ", 5) == 0)
+                        which = 0;
+                else if (eol - p > 5 && memcmp(p, "full ", 5) == 0)
+                        which = 1;
+                else
+                        return -EINVAL;
+                /* the last field is total=N; the averages before it are not kept */
+                for (q = eol; q > p && q[-1] != ' '; q--)
+                        ;
+                if (eol - q < 7 || memcmp(q, "total=", 6) != 0)
+                        return -EINVAL;
+                q += 6;
+                {
+                        int r = parse_u64(&q, eol, &totals[which]);
+                        if (r < 0)
+                                return r;
+                }
+                if (q != eol)
+                        return -EINVAL;
+                found[which] = true;
+                p = eol + 1;
+        }
+        return 0;
+}
+
+int schedstat_parse(const char *buf, size_t len, int ncpus, int field, uint64_t *vals, bool *present)
+{
+        const char *p = buf, *end = buf + len;
+        uint64_t version = 0;
+        int lines = 0;
+
+        for (int c = 0; c < ncpus; c++)
+                present[c] = false;
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
+                uint64_t cpu, v = 0;
+                int r;
+
+                if (!eol)
+                        eol = end;
+                if (eol - p > 8 && memcmp(p, "version ", 8) == 0) {
+                        q = p + 8;
+                        r = parse_u64(&q, eol, &version);
+                        if (r < 0)
+                                return r;
+                        if (version < SCHEDSTAT_VERSION_MIN || version > SCHEDSTAT_VERSION_MAX)
+                                return -EPROTONOSUPPORT;
+                } else if (eol - p > 3 && memcmp(p, "cpu", 3) == 0 && isdigit((unsigned char)p[3])) {
+                        if (version == 0)
+                                return -EINVAL;         /* a cpu line before the version */
+                        q = p + 3;
+                        r = parse_u64(&q, eol, &cpu);
+                        if (r < 0)
+                                return r;
+                        if (cpu >= (uint64_t)ncpus)
+                                return -ERANGE;
+                        for (int f = 1; f <= field; f++) {
+                                r = parse_u64(&q, eol, &v);
+                                if (r < 0)
+                                        return r;
+                        }
+                        vals[cpu] = v;
+                        present[cpu] = true;
+                        lines++;
+                }
+                p = eol + 1;
+        }
+        return version == 0 ? -EINVAL : lines;
+}

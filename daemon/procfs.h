@@ -36,4 +36,22 @@ int procfile_open(struct procfile *f, const char *path);
 int procfile_read(struct procfile *f, const char *stop_prefix);
 void procfile_close(struct procfile *f);
 
+/* A /proc/pressure file (cpu, memory, io): the total= of its "some" line
+ * into totals[0] and of its "full" line into totals[1] (microseconds of
+ * stall since boot); found[] says which lines were there.  Returns 0, or
+ * -EINVAL for a line that is neither. */
+int psi_parse(const char *buf, size_t len, uint64_t totals[2], bool found[2]);
+
+/* /proc/schedstat, versions 15 to 17 (their cpuN lines have the same
+ * fields; Documentation/scheduler/sched-stats.rst): field `field` (1 =
+ * the first number after "cpuN") of each cpuN line into vals[cpu] for cpu
+ * < ncpus, present[cpu] for the lines that were there; the domainN lines
+ * are skipped.  Returns the number of cpuN lines, -EPROTONOSUPPORT for
+ * another version, -EINVAL for a malformed file, -ERANGE for a CPU >=
+ * ncpus. */
+#define SCHEDSTAT_VERSION_MIN 15
+#define SCHEDSTAT_VERSION_MAX 17
+#define SCHEDSTAT_RUN_DELAY 8   /* ns tasks waited on this CPU's run queue */
+int schedstat_parse(const char *buf, size_t len, int ncpus, int field, uint64_t *vals, bool *present);
+
 #endif

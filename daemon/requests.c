@@ -119,7 +119,7 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
 {
         struct store_kv tags[PROTO_MAX_TAGS];
         struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command,
-                                  .if_exists = req->if_exists };
+                                  .if_exists = req->if_exists, .cgroup = req->cgroup };
         struct run_result res = {};
         struct runs_env env;
         json_t *reply;
@@ -130,6 +130,9 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
         if (runs_env_fill(m, &env, ret_err) < 0 || runs_start(manager_runs(m), &env, &a, &res, ret_err) < 0)
                 return NULL;
         reply = json_pack("{s:{s:s,s:o}}", "run", "name", res.name, "start", time_json(res.start));
+        if (reply && (res.cgroup || res.cgroup_why))    /* the run's own cgroup (owncg.c), or why none */
+                json_object_set_new(json_object_get(reply, "run"), res.cgroup ? "cgroup" : "cgroup_why",
+                                    json_string(res.cgroup ? res.cgroup : res.cgroup_why));
         run_result_clear(&res);
         return reply;
 }
@@ -141,7 +144,9 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
         struct run_stop_args a = { .name = req->name, .scores = scores, .nscores = req->nscores,
                                    .has_exit_status = req->has_exit_status, .exit_status = req->exit_status,
                                    .has_times = req->has_times, .wall_s = req->wall_s, .user_s = req->user_s,
-                                   .sys_s = req->sys_s };
+                                   .sys_s = req->sys_s, .has_switches = req->has_switches,
+                                   .voluntary_switches = req->voluntary_switches,
+                                   .involuntary_switches = req->involuntary_switches };
         struct run_result res = {};
         struct runs_env env = { .store = manager_store(m), .sampler = manager_sampler(m) };
         json_t *reply;

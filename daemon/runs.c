@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "log.h"
+#include "owncg.h"
 #include "macro.h"
 #include "runs.h"
 #include "timeutil.h"
@@ -28,6 +30,7 @@ struct open_run {
         bool *cpus;                    /* CPUs online at the start, [ncpus] */
         int ncpus;
         bool metrics[_M_MAX];          /* metrics counted at the start */
+        struct owncg *own;             /* the run's own cgroup's counters, or NULL (owncg.c) */
 };
 
 struct runs {
@@ -43,6 +46,11 @@ int runs_new(struct runs **ret)
 
 static void open_run_clear(struct open_run *r)
 {
+        int e = owncg_free(r->own);
+
+        if (e < 0 && r->name)
+                log_run(LOG_WARNING, r->name, "run %s: its cgroup stays: %s", r->name, strerror(-e));
+        r->own = NULL;
         free(r->name);
         free(r->snap);
         free(r->cpus);
@@ -74,6 +82,8 @@ const char *runs_name(const struct runs *rs, size_t i, int64_t *ret_start)
 void run_result_clear(struct run_result *r)
 {
         free(r->name);
+        free(r->cgroup);
+        free(r->cgroup_why);
         memset(r, 0, sizeof *r);
 }
 
@@ -216,6 +226,45 @@ static int open_run_add(struct runs *rs, int64_t id, const char *name, const str
         return 0;
 }
 
+/* The run's own cgroup: made (cgroup "new") or named, and counted from
+ * now.  A failure leaves the run without one, and says why in the reply
+ * and the log, once. */
+static void runs_own_start(struct open_run *r, const struct runs_env *env, const char *cgroup, struct run_result *ret)
+{
+        _cleanup_free_ char *path = NULL, *notes = NULL;
+        char *err = NULL;
+        bool made = streq(cgroup, "new");
+        int e;
+
+        e = made ? owncg_create(env->procroot, r->name, &path, &err) : 0;
+        if (e >= 0 && !made && !(path = strdup(cgroup)))
+                e = -ENOMEM;
+        if (e >= 0)
+                e = owncg_open(path, made, env->sampler, &r->own, &notes, &err);
+        if (e < 0) {
+                if (made && path)
+                        (void)rmdir(path);
+                ret->cgroup_why = err ? err : strdup(strerror(-e));
+                log_run(LOG_WARNING, r->name, "run %s: no counters of its own: %s", r->name,
+                        ret->cgroup_why ? ret->cgroup_why : strerror(-e));
+                return;
+        }
+        ret->cgroup = strdup(path);
+        log_run(LOG_INFO, r->name, "run %s: counting its cgroup %s%s%s", r->name, path, notes ? "; " : "",
+                notes ? notes : "");
+}
+
+int runs_own_sample(struct runs *rs, struct tick *t)
+{
+        for (size_t i = 0; i < rs->n; i++)
+                if (rs->v[i].own) {
+                        int e = owncg_sample(rs->v[i].own, rs->v[i].id, t);
+                        if (e < 0)
+                                return e;
+                }
+        return 0;
+}
+
 int runs_start(struct runs *rs, const struct runs_env *env, const struct run_start_args *a, struct run_result *ret,
                char **ret_err)
 {
@@ -223,6 +272,7 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
         const struct sampler *sm = env->sampler;
         const struct snapshot_point *pt = &env->pt;
         struct store_kv extra[4];
+        _cleanup_free_ char *cgdir = NULL;
         struct store_kv *ctx = NULL;
         size_t nctx = 0;
         char iv[16], unavail[1024] = "";
@@ -275,6 +325,9 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
                 run_info_free(&ri);
         }
 
+        /* a cgroup the user named must be one, before the run exists */
+        if (a->cgroup && !streq(a->cgroup, "new") && (e = owncg_resolve(env->procroot, a->cgroup, &cgdir, ret_err)) < 0)
+                return e;
         duration_format(env->interval_ns, iv, sizeof iv);
         for (int m = 0; m < _M_MAX; m++)
                 if (!sampler_available(sm, m) && len < sizeof unavail - 64)
@@ -322,6 +375,8 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
 
         log_run(LOG_INFO, want, "run %s started", want);
         *ret = (struct run_result){ .name = name, .status = "running", .start = pt->time };
+        if (a->cgroup)
+                runs_own_start(&rs->v[rs->n - 1], env, cgdir ? cgdir : a->cgroup, ret);
         return 0;
 }
 
@@ -353,6 +408,8 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         for (int c = 0; c < map->ncpus; c++)
                 cpus[c] = map->online[c] || (c < r->ncpus && r->cpus[c]);
         e = runs_build_totals(vals, nloc, map, cpus, r->metrics, &totals, &ntotals);
+        if (e >= 0 && r->own)
+                e = owncg_totals(r->own, &totals, &ntotals);
         if (e < 0)
                 goto out;
         re.totals = totals;
@@ -366,6 +423,9 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
                 re.wall_s = req->wall_s;
                 re.user_s = req->user_s;
                 re.sys_s = req->sys_s;
+                re.has_switches = req->has_switches;
+                re.voluntary_switches = req->voluntary_switches;
+                re.involuntary_switches = req->involuntary_switches;
         }
         e = store_run_finish(st, r->id, &re);
         if (e < 0)

@@ -45,6 +45,9 @@ struct run_start_args {
         size_t ntags;
         const char *command;            /* or NULL */
         enum proto_if_exists if_exists; /* when a run of that name exists */
+        /* The run's own cgroup (daemon/owncg.c): NULL none, "new" one
+         * scalemond makes (run exec), else a directory of the cgroup2 mount */
+        const char *cgroup;
 };
 
 struct run_stop_args {
@@ -55,6 +58,8 @@ struct run_stop_args {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        bool has_switches;              /* the run's tasks' own, from run exec */
+        int64_t voluntary_switches, involuntary_switches;
 };
 
 /* What a start or a stop did. */
@@ -63,6 +68,8 @@ struct run_result {
         const char *status;             /* "running", "done", "failed" */
         int64_t start, end;             /* ns since the epoch; end 0 while running */
         double duration_s;              /* on CLOCK_MONOTONIC */
+        char *cgroup;                   /* start: the run's own cgroup directory, or NULL */
+        char *cgroup_why;               /* start: why it has none though one was asked for */
 };
 void run_result_clear(struct run_result *r);
 
@@ -79,6 +86,10 @@ int runs_delete(struct runs *rs, struct store *st, const char *name, char **ret_
 /* Which open run a request means: by name, or the only one.  -ENOENT
  * (with *ret_err only when name is NULL) or -EINVAL (several are open). */
 int runs_pick(const struct runs *rs, const char *name, char **ret_err);
+
+/* The writer's hook on every tick: each open run's own cgroup's deltas
+ * into t->own (owncg.c).  0 or -ENOMEM. */
+int runs_own_sample(struct runs *rs, struct tick *t);
 
 /* Close every open run as interrupted at pt (clean shutdown). */
 int runs_interrupt_all(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt);

@@ -63,6 +63,10 @@ struct sampler {
         uint64_t (*numa_prev)[NUMA_KEYS];       /* [map.nnodes] */
         bool *numa_primed;
 
+        /* scheduler pressure (sampler-pressure.c), NULL until opened */
+        struct pressure_state *pressure;
+        bool simulated;                         /* --simulate-cpus: schedstat is not replayed */
+
         /* the tick (sampler.c) */
         bool primed;
         bool catalogue_changed;                 /* a metric stopped: tell the manager */
@@ -117,6 +121,8 @@ extern const struct sampler_source sampler_perf_source;         /* sampler-perf.
 extern const struct sampler_source sampler_procstat_source;     /* sampler-procfs.c */
 extern const struct sampler_source sampler_vmstat_source;
 extern const struct sampler_source sampler_numastat_source;
+extern const struct sampler_source sampler_psi_source;          /* sampler-pressure.c */
+extern const struct sampler_source sampler_schedstat_source;
 
 /* Refresh the CPU map's online set; if it changed, close the groups of
  * CPUs that went offline and reopen those that came back, with an event

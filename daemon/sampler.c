@@ -30,6 +30,7 @@ void tick_clear(struct tick *t)
         free(t->v);
         free(t->mux);
         free(t->ev);
+        free(t->own);
         memset(t, 0, sizeof *t);
 }
 
@@ -142,6 +143,8 @@ static const struct sampler_source *const sources[] = {
         &sampler_procstat_source,
         &sampler_vmstat_source,
         &sampler_numastat_source,
+        &sampler_psi_source,            /* before schedstat: schedstat's close frees their state */
+        &sampler_schedstat_source,
 };
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
@@ -192,6 +195,7 @@ static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char 
                 if (r >= 0) {
                         s->ops = &sim_ops;
                         s->ctx = sim;
+                        s->simulated = true;
                         r = cpumap_simulate(cfg->simulate_cpus, SIM_CPUS_PER_NODE, &s->map);
                 }
                 if (r < 0) {
@@ -287,7 +291,7 @@ int sampler_sample(struct sampler *s, struct tick *t)
         bool emit_ok = s->primed;
         int r;
 
-        t->nv = t->nmux = t->nev = 0;
+        t->nv = t->nmux = t->nev = t->nown = 0;
         s->ops->begin_tick(s->ctx);
         r = sampler_hotplug(s, t);
         for (size_t i = 0; i < NSOURCES && r >= 0; i++)
@@ -322,6 +326,16 @@ const int64_t *sampler_totals(const struct sampler *s) { return s->totals; }
 double sampler_scale(const struct sampler *s, int m)
 {
         return metric_table[m].source == SRC_PROCSTAT ? s->clk_scale : 1.0;
+}
+
+int sampler_tracepoint(const struct sampler *s, int m, uint64_t *ret_id)
+{
+        if (metric_table[m].source != SRC_TRACEPOINT || !s->tracefs || !s->available[m])
+                return -ENOENT;
+        if (s->tp_err[m] < 0)
+                return s->tp_err[m];
+        *ret_id = s->tp_id[m];
+        return 0;
 }
 
 int sampler_count_available(const struct sampler *s)

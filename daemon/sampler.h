@@ -31,6 +31,13 @@ struct sampler_event {
 };
 
 /* One interval's worth of deltas. */
+/* One delta of a run's own cgroup (daemon/owncg.c), in the catalogue unit. */
+struct own_value {
+        int64_t run;            /* run id */
+        uint16_t metric;        /* enum metric_id */
+        double value;
+};
+
 struct tick {
         int64_t t;              /* start, ns since the epoch */
         int64_t dur;            /* length, ns */
@@ -40,6 +47,8 @@ struct tick {
         size_t nmux, capmux;
         struct sampler_event *ev;
         size_t nev, capev;
+        struct own_value *own;  /* the open runs' own cgroups, added by the writer's hook */
+        size_t nown, capown;
 };
 void tick_clear(struct tick *t);        /* free memory */
 
@@ -76,6 +85,9 @@ bool sampler_take_catalogue_change(struct sampler *s);
 int64_t sampler_last_mono(const struct sampler *s);
 /* Per-metric factor from stored value to the catalogue unit. */
 double sampler_scale(const struct sampler *s, int metric);
+/* The tracepoint id of a SRC_TRACEPOINT metric, as the perf source
+ * resolved it (for daemon/owncg.c); -ENOENT without tracefs. */
+int sampler_tracepoint(const struct sampler *s, int metric, uint64_t *ret_id);
 int sampler_count_available(const struct sampler *s);
 
 /* Totals since the sampler was created, per (metric, loc): the sum of

@@ -23,6 +23,8 @@
 #define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
 
 struct writer {
+        writer_own_fn own_fn;                   /* the runs' own cgroups (owncg.c), or NULL */
+        void *own_ud;
         struct store *store;
         struct sampler *sampler;
         const struct conf *conf;           /* backlog_limit, wal_limit: the manager's, changed on reload */
@@ -105,7 +107,8 @@ size_t writer_backlog(const struct writer *w, int64_t *ret_bytes)
 
 static int64_t tick_bytes(const struct tick *t)
 {
-        return (int64_t)(sizeof *t + t->capv * sizeof *t->v + t->capmux * sizeof *t->mux + t->capev * sizeof *t->ev);
+        return (int64_t)(sizeof *t + t->capv * sizeof *t->v + t->capmux * sizeof *t->mux + t->capev * sizeof *t->ev +
+                         t->capown * sizeof *t->own);
 }
 
 /* The backlog is full: drop its oldest eighth, and remember the span lost
@@ -159,6 +162,12 @@ void writer_set_tick_hook(struct writer *w, writer_tick_fn fn, void *userdata)
         w->tick_userdata = userdata;
 }
 
+void writer_set_own_hook(struct writer *w, writer_own_fn fn, void *userdata)
+{
+        w->own_fn = fn;
+        w->own_ud = userdata;
+}
+
 int writer_sample(struct writer *w)
 {
         struct tick *t;
@@ -187,6 +196,8 @@ int writer_sample(struct writer *w)
                 log_info("sampling works again");
                 w->last_sample_err = 0;
         }
+        if (r > 0 && w->own_fn && w->own_fn(w->own_ud, t) < 0)
+                return -ENOMEM;
         if (r > 0) {
                 compact(w, t);
                 if (w->on_tick)
@@ -270,6 +281,8 @@ static int write_batch(struct writer *w)
                 r = store_add_tick(w->store, t->t, t->dur, &id);
                 if (r >= 0)
                         r = write_tick_values(w, id, t);
+                for (size_t k = 0; r >= 0 && k < t->nown; k++)
+                        r = store_add_own_sample(w->store, t->own[k].run, id, t->own[k].metric, t->own[k].value);
                 for (size_t k = 0; r >= 0 && k < t->nmux; k++)
                         r = store_add_mux(w->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
                 for (size_t k = 0; r >= 0 && k < t->nev; k++)

@@ -52,6 +52,11 @@ void writer_tick_done(struct writer *w, int64_t interval_ns);
  * millisecond of the last boundary, with no tick since, share its tick. */
 int writer_snapshot(struct writer *w, struct snapshot_point *pt, char **ret_err);
 
+/* Called with every tick the sampler emits, to add the open runs' own
+ * cgroups' deltas (tick.own); 0 or -ENOMEM. */
+typedef int (*writer_own_fn)(void *userdata, struct tick *t);
+void writer_set_own_hook(struct writer *w, writer_own_fn fn, void *userdata);
+
 /* Writes fail, or are held for a reader: other writers should wait. */
 bool writer_held(const struct writer *w);
 /* The last flush failed (a reader holding the WAL is not a failure). */

@@ -256,8 +256,9 @@ static int validate_totals(json_t *totals, const char *run, char **ret_err)
                 return bad(ret_err, "run '%s': 'totals' must be an object", run);
         json_object_foreach(totals, level, lv) {
                 bool sys = streq(level, "system");
-                if (!sys && !streq(level, "node") && !streq(level, "cpu"))
-                        return bad(ret_err, "run '%s': totals level '%s' is not system, node or cpu", run, level);
+                if (!sys && !streq(level, "node") && !streq(level, "cpu") && !streq(level, "cgroup"))
+                        return bad(ret_err, "run '%s': totals level '%s' is not system, node, cpu or cgroup", run,
+                                   level);
                 if (!json_is_object(lv))
                         return bad(ret_err, "run '%s': totals.%s must be an object", run, level);
                 if (sys) {
@@ -556,7 +557,8 @@ static int total_array(struct store *s, json_t *totals, json_t *doc, struct stor
                 }
                 json_object_foreach(lv, loc, at)
                         json_object_foreach(at, metric, v)
-                                PUT(streq(level, "node") ? LEVEL_NODE : LEVEL_CPU, atoi(loc));
+                                PUT(streq(level, "node") ? LEVEL_NODE : streq(level, "cgroup") ? LEVEL_CGROUP : LEVEL_CPU,
+                                    atoi(loc));
         }
 #undef PUT
         return 0;

@@ -12,6 +12,10 @@
 #include "macro.h"
 #include "metric.h"
 
+/* /proc/schedstat, cpuN lines (versions 15-17): field 8 is the run queue
+ * wait in ns (daemon/procfs.h has the same number for the parser). */
+#define SCHEDSTAT_FIELD_RUN_DELAY 8
+
 /* kvm_exit's exit_reason for a PAUSE exit: VMX basic exit reason 40
  * (EXIT_REASON_PAUSE_INSTRUCTION, isa 1), SVM exit code 0x77 (SVM_EXIT_PAUSE,
  * isa 2).  The isa field tells the numberings apart. */
@@ -106,6 +110,19 @@ const struct metric_def metric_table[_M_MAX] = {
                 "/proc/vmstat numa_pages_migrated", "pages NUMA balancing moved", .key = "numa_pages_migrated" },
         [M_PGMIGRATE_SUCCESS] = { "pgmigrate_success", SCOPE_SYSTEM, "pages", SRC_VMSTAT,
                 "/proc/vmstat pgmigrate_success", "pages migrated, for any reason", .key = "pgmigrate_success" },
+        /* scheduler pressure (daemon/sampler-pressure.c) */
+        [M_PSI_CPU_SOME] = { "psi_cpu_some_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/cpu some total",
+                "time some runnable task waited for a CPU", .key = "cpu", .field = 0 },
+        [M_PSI_MEMORY_SOME] = { "psi_memory_some_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/memory some total",
+                "time some task stalled on memory (reclaim, swap-in, thrashing)", .key = "memory", .field = 0 },
+        [M_PSI_MEMORY_FULL] = { "psi_memory_full_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/memory full total",
+                "time all non-idle tasks stalled on memory at once", .key = "memory", .field = 1 },
+        [M_PSI_IO_SOME] = { "psi_io_some_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/io some total",
+                "time some task waited for I/O", .key = "io", .field = 0 },
+        [M_PSI_IO_FULL] = { "psi_io_full_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/io full total",
+                "time all non-idle tasks waited for I/O at once", .key = "io", .field = 1 },
+        [M_RUNQUEUE_WAIT] = { "runqueue_wait_ns", SCOPE_CPU, "ns", SRC_SCHEDSTAT, "/proc/schedstat cpuN run_delay",
+                "time runnable tasks waited on this CPU's run queue", .field = SCHEDSTAT_FIELD_RUN_DELAY },
 };
 
 const struct metric_def *metric_by_name(const char *name)

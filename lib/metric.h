@@ -23,6 +23,8 @@ enum metric_source {
         SRC_PROCSTAT,   /* /proc/stat cpuN line, .field = column index (0 = user) */
         SRC_NUMASTAT,   /* /sys/devices/system/node/nodeN/numastat, .key */
         SRC_VMSTAT,     /* /proc/vmstat, .key */
+        SRC_PSI,        /* /proc/pressure/.key, .field 0 = some, 1 = full (sampler-pressure.c) */
+        SRC_SCHEDSTAT,  /* /proc/schedstat cpuN line, .field (1 = first number) */
 };
 
 enum metric_id {
@@ -62,6 +64,12 @@ enum metric_id {
         M_NUMA_HINT_FAULTS_LOCAL,
         M_NUMA_PAGES_MIGRATED,
         M_PGMIGRATE_SUCCESS,
+        M_PSI_CPU_SOME,         /* scheduler pressure (sampler-pressure.c) */
+        M_PSI_MEMORY_SOME,
+        M_PSI_MEMORY_FULL,
+        M_PSI_IO_SOME,
+        M_PSI_IO_FULL,
+        M_RUNQUEUE_WAIT,
         _M_MAX,
 };
 
@@ -75,8 +83,8 @@ struct metric_def {
         uint64_t perf_config;      /* SRC_PERF_SW / SRC_PERF_HW */
         const char *tracepoint;    /* SRC_TRACEPOINT: "system:event" */
         const char *filter;        /* SRC_TRACEPOINT: ftrace filter, or NULL */
-        const char *key;           /* SRC_NUMASTAT / SRC_VMSTAT */
-        int field;                 /* SRC_PROCSTAT column, 0 = user */
+        const char *key;           /* SRC_NUMASTAT / SRC_VMSTAT / SRC_PSI */
+        int field;                 /* SRC_PROCSTAT column, 0 = user; SRC_PSI, SRC_SCHEDSTAT */
 };
 
 extern const struct metric_def metric_table[_M_MAX];

@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -170,6 +171,7 @@ bool proto_valid_value(const char *s, const char **why)
 
 void proto_request_free(struct proto_request *req)
 {
+        free(req->cgroup);
         free(req->name);
         for (size_t i = 0; i < req->ntags; i++) {
                 free(req->tags[i].key);
@@ -246,11 +248,13 @@ static int fail(char **ret_err, const char *fmt, ...)
 #define F_METRICS  (1u << 7)
 #define F_PER      (1u << 8)
 #define F_IF_EXISTS (1u << 9)
+#define F_CGROUP   (1u << 10)
+#define F_SWITCHES (1u << 11)
 
 static const unsigned cmd_fields[_CMD_MAX] = {
         [CMD_STATUS] = 0,
-        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND | F_IF_EXISTS,
-        [CMD_RUN_STOP] = F_NAME | F_SCORES | F_EXIT | F_TIMES,
+        [CMD_RUN_START] = F_NAME | F_TAGS | F_COMMAND | F_IF_EXISTS | F_CGROUP,
+        [CMD_RUN_STOP] = F_NAME | F_SCORES | F_EXIT | F_TIMES | F_SWITCHES,
         [CMD_RUN_MARK] = F_NAME | F_TEXT,
         [CMD_RELOAD] = 0,
         [CMD_IMPORT] = 0,
@@ -301,6 +305,8 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                            : streq(key, "text") ? F_TEXT
                            : streq(key, "command") ? F_COMMAND
                            : streq(key, "if_exists") ? F_IF_EXISTS
+                           : streq(key, "cgroup") ? F_CGROUP
+                           : (streq(key, "voluntary_switches") || streq(key, "involuntary_switches")) ? F_SWITCHES
                            : streq(key, "exit_status") ? F_EXIT
                            : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
                            : streq(key, "metrics") ? F_METRICS
@@ -391,6 +397,26 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                         req->if_exists = PROTO_IF_EXISTS_REPLACE;
                 else
                         return fail(ret_err, "'if_exists' must be \"refuse\", \"number\" or \"replace\"");
+        }
+        if ((allowed & F_CGROUP) && json_object_get(o, "cgroup")) {
+                /* "new" (run exec: scalemond makes one), or a directory of the cgroup2 mount */
+                r = get_string(o, "cgroup", PATH_MAX, &req->cgroup, ret_err);
+                if (r < 0)
+                        return r;
+        }
+        if (allowed & F_SWITCHES) {
+                json_t *vs = json_object_get(o, "voluntary_switches"), *is = json_object_get(o, "involuntary_switches");
+                if (!!vs != !!is)
+                        return fail(ret_err, "'voluntary_switches' and 'involuntary_switches' come together");
+                if (vs) {
+                        if (!json_is_integer(vs) || !json_is_integer(is) || json_integer_value(vs) < 0 ||
+                            json_integer_value(is) < 0)
+                                return fail(ret_err, "'voluntary_switches' and 'involuntary_switches' must be "
+                                            "whole numbers >= 0");
+                        req->has_switches = true;
+                        req->voluntary_switches = json_integer_value(vs);
+                        req->involuntary_switches = json_integer_value(is);
+                }
         }
         if ((allowed & F_EXIT) && (v = json_object_get(o, "exit_status"))) {
                 if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
@@ -507,6 +533,12 @@ json_t *proto_request_to_json(const struct proto_request *req)
         if (req->if_exists != PROTO_IF_EXISTS_REFUSE)
                 json_object_set_new(o, "if_exists", json_string(req->if_exists == PROTO_IF_EXISTS_NUMBER ? "number"
                                                                                                    : "replace"));
+        if (req->cgroup)
+                json_object_set_new(o, "cgroup", json_string(req->cgroup));
+        if (req->has_switches) {
+                json_object_set_new(o, "voluntary_switches", json_integer(req->voluntary_switches));
+                json_object_set_new(o, "involuntary_switches", json_integer(req->involuntary_switches));
+        }
         if (req->has_exit_status)
                 json_object_set_new(o, "exit_status", json_integer(req->exit_status));
         if (req->has_times) {

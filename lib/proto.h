@@ -60,6 +60,7 @@ struct proto_request {
         char *text;                     /* run-mark */
         char *command;                  /* run-start: what run exec runs */
         enum proto_if_exists if_exists; /* run-start */
+        char *cgroup;                   /* run-start: "new", or a cgroup v2 directory (the run's own counters) */
         bool has_exit_status;
         int exit_status;
         bool has_times;
@@ -67,6 +68,8 @@ struct proto_request {
         char **metrics;                 /* subscribe: metric names (checked by the daemon) */
         size_t nmetrics;
         char *per;                      /* subscribe: "cpu", "node" or "system"; NULL: "cpu" */
+        bool has_switches;              /* run-stop, from run exec's wait4() */
+        int64_t voluntary_switches, involuntary_switches;
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd);

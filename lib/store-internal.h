@@ -11,6 +11,7 @@
 enum {
         STMT_ADD_TICK,
         STMT_ADD_SAMPLE,
+        STMT_ADD_OWN,
         STMT_ADD_CPU,
         STMT_ADD_MUX,
         STMT_ADD_EVENT,

@@ -17,12 +17,13 @@
 
 const char *total_level_name(enum total_level l)
 {
-        return l == LEVEL_CPU ? "cpu" : l == LEVEL_NODE ? "node" : "system";
+        return l == LEVEL_CPU ? "cpu" : l == LEVEL_NODE ? "node" : l == LEVEL_CGROUP ? "cgroup" : "system";
 }
 
 static int level_from_name(const char *s)
 {
-        return streq(s, "cpu") ? LEVEL_CPU : streq(s, "node") ? LEVEL_NODE : LEVEL_SYSTEM;
+        return streq(s, "cpu") ? LEVEL_CPU : streq(s, "node") ? LEVEL_NODE : streq(s, "cgroup") ? LEVEL_CGROUP
+                                                                                  : LEVEL_SYSTEM;
 }
 
 void run_info_free(struct run_info *r)
@@ -146,7 +147,8 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                 return r;
         if (sqlite3_prepare_v2(s->db,
                                "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
-                               "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9 WHERE id = ?1",
+                               "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9, voluntary_switches = ?10, "
+                               "involuntary_switches = ?11 WHERE id = ?1",
                                -1, &st, NULL) != SQLITE_OK) {
                 r = store_sqlite_error(s, "run");
                 goto fail;
@@ -165,6 +167,10 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
         }
         if (re->length_ns >= 0)
                 sqlite3_bind_int64(st, 9, re->length_ns);
+        if (re->has_switches) {
+                sqlite3_bind_int64(st, 10, re->voluntary_switches);
+                sqlite3_bind_int64(st, 11, re->involuntary_switches);
+        }
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
         sqlite3_finalize(st);
         st = NULL;
@@ -302,7 +308,7 @@ int store_run_add_mark(struct store *s, int64_t id, int64_t t, const char *text)
                     "command, imported, " \
                     "CASE WHEN status != 'running' THEN length_ns ELSE " \
                     "(SELECT CASE WHEN count(*) = max(id) - start_tick THEN coalesce(sum(dur), 0) END FROM tick " \
-                    "WHERE id > start_tick) END"
+                    "WHERE id > start_tick) END, voluntary_switches, involuntary_switches"
 
 static int read_run(sqlite3_stmt *st, struct run_info *r)
 {
@@ -331,6 +337,9 @@ static int read_run(sqlite3_stmt *st, struct run_info *r)
         }
         r->imported = sqlite3_column_int(st, 13);
         r->dur_ns = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 14);
+        r->has_switches = sqlite3_column_type(st, 15) != SQLITE_NULL;
+        r->voluntary_switches = sqlite3_column_int64(st, 15);
+        r->involuntary_switches = sqlite3_column_int64(st, 16);
         return 0;
 }
 
@@ -495,7 +504,7 @@ static int read_totals(struct store *s, int64_t id, bool system_only, struct run
         static const char *const sql[2] = {
                 "SELECT metric, level, loc, value FROM run_total WHERE run = ?1 ORDER BY metric, level, loc",
                 "SELECT t.metric, t.level, t.loc, t.value FROM metric m CROSS JOIN run_total t "
-                "ON t.run = ?1 AND t.metric = m.id AND t.level = 'system' ORDER BY m.id, t.loc",
+                "ON t.run = ?1 AND t.metric = m.id AND t.level IN ('system', 'cgroup') ORDER BY m.id, t.level, t.loc",
         };
         char name[sizeof d->totals[0].metric] = "";
         int64_t rowid = 0;

@@ -724,6 +724,28 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
         return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "sample");
 }
 
+int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric_id m, double value)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (value == 0)         /* invariant 5 of 0007 */
+                return 0;
+        if (!s->metric_rowid[m])
+                return -ENOENT;
+        st = store_stmt(s, STMT_ADD_OWN, "INSERT OR REPLACE INTO run_own_sample (run, tick, metric, value) "
+                                         "VALUES (?1, ?2, ?3, ?4)");
+        if (!st)
+                return -EIO;
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_int64(st, 2, tick);
+        sqlite3_bind_int64(st, 3, s->metric_rowid[m]);
+        sqlite3_bind_double(st, 4, value);
+        r = sqlite3_step(st);
+        sqlite3_reset(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "run_own_sample");
+}
+
 int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const int64_t *vals, const bool *nulls,
                          int ncpus)
 {

@@ -70,6 +70,9 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
 int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const int64_t *vals, const bool *nulls,
                          int ncpus);
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty);
+/* A run's own cgroup's delta in one tick, in the catalogue unit (schema
+ * 0007, run_own_sample); a 0 is not stored. */
+int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric_id m, double value);
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);
 int store_checkpoint(struct store *s, bool truncate);
@@ -160,7 +163,9 @@ struct store_score {
         double value;
 };
 
-enum total_level { LEVEL_CPU, LEVEL_NODE, LEVEL_SYSTEM };
+/* LEVEL_CGROUP: the run's own cgroup (loc 0), where the run had one
+ * (daemon/owncg.c; schema 0007) */
+enum total_level { LEVEL_CPU, LEVEL_NODE, LEVEL_SYSTEM, LEVEL_CGROUP };
 const char *total_level_name(enum total_level l);
 
 struct store_total {
@@ -186,6 +191,8 @@ struct run_info {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        bool has_switches;              /* run exec's wait4(): the run's tasks' own (schema 0007) */
+        int64_t voluntary_switches, involuntary_switches;
         char *command;                  /* or NULL */
         bool imported;
         int64_t dur_ns;                 /* CLOCK_MONOTONIC length from its ticks; -1 if unknown */
@@ -230,6 +237,8 @@ struct run_end {
         int exit_status;
         bool has_times;
         double wall_s, user_s, sys_s;
+        bool has_switches;
+        int64_t voluntary_switches, involuntary_switches;
         int64_t length_ns;                 /* CLOCK_MONOTONIC length; < 0: unknown */
         const struct store_score *scores;
         size_t nscores;

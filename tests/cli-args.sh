@@ -82,6 +82,8 @@ table=$(cat <<'EOF'
 2|^run name 'a\\nb': a run name has only letters|run start "a${NL}b"
 2|^option '--tag' needs a value; try 'scalemonctl run start --help'$|run start x --tag
 2|^--tag 'ways': expected KEY=VALUE$|run start x --tag ways
+2|^option '--cgroup' needs a value; try 'scalemonctl run start --help'$|run start x --cgroup
+2|^run start takes --cgroup or --unit, not both$|run start x --cgroup a --unit b
 2|^--tag '=1': expected KEY=VALUE$|run start x --tag =1
 2|^--tag '9x=1': a key starts with a letter|run start x --tag 9x=1
 2|^--tag 'k=': a value is 1 to 256 bytes of UTF-8 text$|run start x --tag k=

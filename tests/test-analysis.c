@@ -565,10 +565,37 @@ static void study(void)
         store_close(st);
 }
 
+/* The run's own counters against the machine's (analysis-own.c), on a run
+ * built by hand: the numbers are the test's. */
+static void test_own(void)
+{
+        static struct analysis_run r;
+        struct analysis_own_cpu cpu;
+        double own, share, others;
+
+        r.m[M_CONTEXT_SWITCHES] = (struct mstat){ .have = true, .total = 362232, .has_own = true, .own_total = 358901 };
+        r.m[M_CPU_MIGRATIONS] = (struct mstat){ .have = true, .total = 0, .has_own = true, .own_total = 0 };
+        r.m[M_CPU_USER] = (struct mstat){ .have = true, .total = 6, .has_own = true, .own_total = 0.1 };
+        r.m[M_CPU_SYSTEM] = (struct mstat){ .have = true, .total = 2, .has_own = true, .own_total = 0.4 };
+        r.cpu_total = 10;
+        r.cpu_time[3] = 1.5;    /* idle */
+        r.cpu_time[4] = 0.5;    /* iowait */
+        ok(analysis_own_share(&r, M_CONTEXT_SWITCHES, &own, &share) && own == 358901, "own: the cgroup's count");
+        is_near(share, 358901.0 / 362232.0, 1e-12, "own: its share of the machine's (99.1%)");
+        ok(analysis_own_others(&r, M_CONTEXT_SWITCHES, &others) && others == 362232 - 358901, "own: everything else's");
+        ok(analysis_own_share(&r, M_CPU_MIGRATIONS, &own, &share) && isnan(share), "own: no share of a zero total");
+        ok(!analysis_own_share(&r, M_PAGE_FAULTS, &own, &share), "own: none where the cgroup did not count");
+        ok(analysis_own_cpu(&r, &cpu), "own: the CPU time split");
+        is_near(cpu.busy_s, 8, 1e-12, "own: busy = all - idle - iowait");
+        is_near(cpu.own_s, 0.5, 1e-12, "own: the benchmark's = its user + system");
+        is_near(cpu.others_s, 7.5, 1e-12, "own: everything else's = busy - the benchmark's");
+}
+
 int main(void)
 {
         char cmd[128];
 
+        test_own();
         if (!mkdtemp(dir)) {
                 fprintf(stderr, "cannot make a temporary directory: %m\n");
                 return 77;

@@ -147,11 +147,41 @@ static void test_vmstat(void)
         ok(kv("vmstat-no-final-newline.txt", keys, 4, v, f) == 0 && f[0] && v[0] == 7, "no final newline is fine");
 }
 
+static void test_pressure(void)
+{
+        static const char psi[] = "some avg10=95.38 avg60=94.02 avg300=64.59 total=2086036384\n"
+                                  "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        static const char ss[] = "version 17\ntimestamp 4300000000\n"
+                                 "cpu0 0 0 0 0 0 0 11 22 33\ndomain0 MC 03 1 2 3\n"
+                                 "cpu1 0 0 0 0 0 0 44 55 66\ndomain0 MC 03 1 2 3\n";
+        uint64_t tot[2], v[2];
+        bool found[2], present[2];
+
+        ok(psi_parse(psi, sizeof psi - 1, tot, found) == 0 && found[0] && found[1] && tot[0] == 2086036384ULL &&
+           tot[1] == 0, "psi: some and full totals");
+        ok(psi_parse("some avg10=0.00 avg60=0.00 avg300=0.00 total=7", 46, tot, found) == 0 && found[0] &&
+           !found[1] && tot[0] == 7, "psi: some only, no newline");
+        is_int(psi_parse("some avg10=0.00 total=x\n", 24, tot, found), -EINVAL, "psi: total not a number refused");
+        is_int(psi_parse("half total=1\n", 13, tot, found), -EINVAL, "psi: unknown line refused");
+        is_int(psi_parse("some avg10=0.00\n", 16, tot, found), -EINVAL, "psi: no total refused");
+        is_int(schedstat_parse(ss, sizeof ss - 1, 2, SCHEDSTAT_RUN_DELAY, v, present), 2, "schedstat: 2 cpu lines");
+        ok(present[0] && present[1] && v[0] == 22 && v[1] == 55, "schedstat: field 8 is run_delay");
+        is_int(schedstat_parse("version 14\ncpu0 1 2 3 4 5 6 7 8 9 10 11 12\n", 44, 2, 8, v, present),
+               -EPROTONOSUPPORT, "schedstat: version 14 refused");
+        is_int(schedstat_parse("cpu0 1 2 3 4 5 6 7 8 9\n", 23, 2, 8, v, present), -EINVAL,
+               "schedstat: no version line refused");
+        is_int(schedstat_parse("version 15\ncpu0 1 2 3\n", 22, 2, 8, v, present), -EINVAL,
+               "schedstat: short cpu line refused");
+        is_int(schedstat_parse("version 15\ncpu5 1 2 3 4 5 6 7 8 9\n", 34, 2, 8, v, present), -ERANGE,
+               "schedstat: CPU beyond the map refused");
+}
+
 int main(void)
 {
         test_cpulist();
         test_cpumap();
         test_procstat();
         test_vmstat();
+        test_pressure();
         return tap_done();
 }

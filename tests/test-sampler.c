@@ -462,6 +462,9 @@ static void simulated(void)
                 return;
         }
         is_int(sampler_cpumap(s)->ncpus, 8, "simulated: 8 CPUs");
+        ok(!sampler_available(s, M_RUNQUEUE_WAIT) && sampler_why(s, M_RUNQUEUE_WAIT) &&
+           strstr(sampler_why(s, M_RUNQUEUE_WAIT), "not simulated"), "simulated: runqueue_wait_ns is not: %s",
+           sampler_why(s, M_RUNQUEUE_WAIT) ? sampler_why(s, M_RUNQUEUE_WAIT) : "(no reason)");
         sampler_sample(s, &t);
         advance();
         is_int(sampler_sample(s, &t), 1, "simulated: tick");
@@ -510,6 +513,136 @@ static void simulated(void)
 static int64_t total(struct sampler *s, int m, int loc)
 {
         return sampler_totals(s)[m * sampler_nloc(s) + loc];
+}
+
+/* ---- scheduler pressure (sampler-pressure.c) on its own /proc tree ---- */
+
+static uint64_t psi_v[3][2], rq_v[NCPUS];
+static bool psi_has_full_cpu = true;
+
+static void write_pressure(const char *proc)
+{
+        static const char *const names[3] = { "cpu", "memory", "io" };
+        char buf[4096], rel[256], *p;
+
+        for (int i = 0; i < 3; i++) {
+                p = buf + sprintf(buf, "some avg10=1.25 avg60=0.50 avg300=0.10 total=%llu\n",
+                                  (unsigned long long)psi_v[i][0]);
+                if (i != 0 || psi_has_full_cpu)
+                        sprintf(p, "full avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n", (unsigned long long)psi_v[i][1]);
+                snprintf(rel, sizeof rel, "%s/pressure/%s", proc, names[i]);
+                put(rel, buf);
+        }
+        /* version 15 as the kernel writes it: cpuN lines with 9 fields, domain lines after each */
+        p = buf + sprintf(buf, "version 15\ntimestamp 4295123456\n");
+        for (int c = 0; c < NCPUS; c++) {
+                if (!online[c])
+                        continue;
+                p += sprintf(p, "cpu%d 0 0 11 22 33 44 987654321 %llu 555\n", c, (unsigned long long)rq_v[c]);
+                p += sprintf(p, "domain0 %s 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 "
+                             "29 30 31 32 33 34 35 36\n", c < 2 ? "03" : "0c");
+        }
+        snprintf(rel, sizeof rel, "%s/schedstat", proc);
+        put(rel, buf);
+}
+
+static void pressure(void)
+{
+        struct sampler_config cfg = config();
+        static char proc[300];
+        struct sampler *s = NULL;
+        struct tick t = { 0 };
+        uint64_t inc_psi[3][2], inc_rq[NCPUS];
+        static const int psi_m[3][2] = { { M_PSI_CPU_SOME, -1 }, { M_PSI_MEMORY_SOME, M_PSI_MEMORY_FULL },
+                                         { M_PSI_IO_SOME, M_PSI_IO_FULL } };
+        char *err = NULL;
+        bool good = true;
+        int r;
+
+        mkdirs("proc-pressure/pressure");
+        snprintf(proc, sizeof proc, "%s/proc-pressure", root);
+        cfg.procroot = proc;
+        for (int i = 0; i < 3; i++)
+                for (int f = 0; f < 2; f++)
+                        psi_v[i][f] = 9000000000ULL + (uint64_t)(i * 100 + f);
+        for (int c = 0; c < NCPUS; c++)
+                rq_v[c] = 123456789000ULL + (uint64_t)c;
+        write_pressure("proc-pressure");
+        r = sampler_new(&cfg, &s, &err);
+        is_int(r, 0, "pressure: sampler_new on a tree with /proc/pressure and /proc/schedstat");
+        if (r < 0) {
+                printf("# %s\n", err ? err : strerror(-r));
+                free(err);
+                return;
+        }
+        ok(sampler_available(s, M_PSI_CPU_SOME) && sampler_available(s, M_PSI_IO_FULL) &&
+           sampler_available(s, M_RUNQUEUE_WAIT), "pressure: PSI and run-queue metrics available");
+        ok(!sampler_available(s, M_CPU_USER), "pressure: /proc/stat metrics not (no stat in this tree): %s",
+           sampler_why(s, M_CPU_USER) ? sampler_why(s, M_CPU_USER) : "(no reason)");
+        is_int(sampler_sample(s, &t), 0, "pressure: first sample primes");
+        for (int step2 = 0; step2 < 2; step2++) {
+                for (int i = 0; i < 3; i++)
+                        for (int f = 0; f < 2; f++) {
+                                inc_psi[i][f] = 1000003ULL * (uint64_t)(i + 1) + 17ULL * (uint64_t)f + (uint64_t)step2;
+                                psi_v[i][f] += inc_psi[i][f];
+                        }
+                for (int c = 0; c < NCPUS; c++) {
+                        inc_rq[c] = 50000000ULL * (uint64_t)(c + 1) + (uint64_t)step2;
+                        rq_v[c] += inc_rq[c];
+                }
+                write_pressure("proc-pressure");
+                is_int(sampler_sample(s, &t), 1, step2 ? "pressure: tick 2" : "pressure: tick 1");
+                for (int i = 0; i < 3; i++)
+                        for (int f = 0; f < 2; f++) {
+                                const struct sample_value *v = psi_m[i][f] < 0 ? NULL : find(&t, psi_m[i][f], 0);
+                                if (psi_m[i][f] >= 0 && (!v || v->null || (uint64_t)v->value != inc_psi[i][f])) {
+                                        good = false;
+                                        printf("# %s: %lld, want %llu\n", metric_table[psi_m[i][f]].name,
+                                               v ? (long long)v->value : -1LL, (unsigned long long)inc_psi[i][f]);
+                                }
+                        }
+                for (int c = 0; c < NCPUS; c++) {
+                        const struct sample_value *v = find(&t, M_RUNQUEUE_WAIT, c);
+                        if (!v || v->null || (uint64_t)v->value != inc_rq[c]) {
+                                good = false;
+                                printf("# runqueue_wait_ns cpu%d: %lld, want %llu\n", c, v ? (long long)v->value : -1LL,
+                                       (unsigned long long)inc_rq[c]);
+                        }
+                }
+                {
+                        size_t mine = 0, other = 0;
+                        for (size_t i = 0; i < t.nv; i++) {
+                                enum metric_source src = metric_table[t.v[i].metric].source;
+                                if (src == SRC_PSI || src == SRC_SCHEDSTAT)
+                                        mine++;
+                                else if (src != SRC_NUMASTAT)   /* the sysfs tree's nodes still count */
+                                        other++;
+                        }
+                        ok(mine == 5 + NCPUS && other == 0,
+                           "pressure: 5 PSI values and one run-queue value per CPU, nothing else");
+                }
+        }
+        ok(good, "pressure: every PSI and run-queue value is the fixture's delta");
+        is_int(sampler_totals(s)[M_RUNQUEUE_WAIT * sampler_nloc(s) + 3], (int64_t)(2 * 200000000ULL + 1),
+               "pressure: cpu3's run-queue total is the sum of its deltas");
+        tick_clear(&t);
+        sampler_free(s);
+
+        /* no /proc/pressure, no /proc/schedstat: unavailable, with the reason */
+        cfg = config();
+        r = sampler_new(&cfg, &s, &err);
+        is_int(r, 0, "pressure: sampler_new on a tree without them");
+        if (r < 0) {
+                free(err);
+                return;
+        }
+        ok(!sampler_available(s, M_PSI_CPU_SOME) && sampler_why(s, M_PSI_CPU_SOME) &&
+           strstr(sampler_why(s, M_PSI_CPU_SOME), "psi=0"), "pressure: psi_cpu_some_us unavailable: %s",
+           sampler_why(s, M_PSI_CPU_SOME) ? sampler_why(s, M_PSI_CPU_SOME) : "(no reason)");
+        ok(!sampler_available(s, M_RUNQUEUE_WAIT) && sampler_why(s, M_RUNQUEUE_WAIT) &&
+           strstr(sampler_why(s, M_RUNQUEUE_WAIT), "CONFIG_SCHEDSTATS"), "pressure: runqueue_wait_ns unavailable: %s",
+           sampler_why(s, M_RUNQUEUE_WAIT) ? sampler_why(s, M_RUNQUEUE_WAIT) : "(no reason)");
+        sampler_free(s);
 }
 
 int main(void)
@@ -679,6 +812,7 @@ int main(void)
         }
 
         simulated();
+        pressure();
         manager_over_tree();
 
         tick_clear(&t);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "schema.h"
+#include "packed-sql.h"
 #include "store.h"
 #include "tap.h"
 
@@ -25,6 +26,7 @@ static int raw_exec(const char *db, const char *sql)
         int r;
         if (sqlite3_open(db, &h) != SQLITE_OK)
                 return -1;
+        packed_sql_register(h);         /* views over cpu_sample use scalemon_cpus() */
         r = sqlite3_exec(h, sql, NULL, NULL, NULL);
         sqlite3_close(h);
         return r == SQLITE_OK ? 0 : -1;
@@ -394,6 +396,49 @@ static void test_schema_versions(void)
                "tick 1: 5, two zeros, NULL, a run of 196 zeros, 70000");
         is_int(raw_count(db, "SELECT total FROM cpu_sample WHERE tick = 2 AND hex(vals) = '020B'"), 9,
                "tick 2: total 9, CPU 1 = 9");
+
+        /* schema 6 with run totals: 0007 rebuilds run_total with level 'cgroup' and keeps every row.  The
+         * database is made at the latest version and taken back to 6 (run_total as 0002 made it: 0004
+         * needs scalemon's SQL functions, which a raw connection lacks) */
+        path(db, sizeof db, "v6.db");
+        is_int(store_open(db, STORE_WRITE, &s, &err), 0, "create a database to take back to schema 6");
+        s = store_close(s);
+        ok(raw_exec(db, "DROP VIEW run_totals; DROP TABLE run_total; DROP TABLE run_own_sample;"
+                        "ALTER TABLE run DROP COLUMN voluntary_switches;"
+                        "ALTER TABLE run DROP COLUMN involuntary_switches;"
+                        "CREATE TABLE run_total (run INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+                        " metric INTEGER NOT NULL REFERENCES metric (id),"
+                        " level TEXT NOT NULL CHECK (level IN ('cpu', 'node', 'system')), loc INTEGER NOT NULL,"
+                        " value REAL NOT NULL, PRIMARY KEY (run, metric, level, loc)) WITHOUT ROWID;"
+                        "CREATE VIEW run_totals AS SELECT run.name AS run, metric.name AS metric,"
+                        " run_total.level AS level, run_total.loc AS loc, run_total.value AS value FROM run_total"
+                        " JOIN run ON run.id = run_total.run JOIN metric ON metric.id = run_total.metric;"
+                        "PRAGMA user_version = 6;"
+                        "INSERT INTO host (id, machine_id, hostname, kernel, ncpus, nnodes, first_seen, "
+                        "last_seen) VALUES (1, 'm', 'h', 'k', 2, 1, 0, 0);"
+                        "INSERT OR IGNORE INTO metric (id, name, scope, unit, source) VALUES "
+                        "(1, 'context_switches', 'cpu', 'x', 's');"
+                        "INSERT INTO run (id, name, host, status, start, end) VALUES (1, 'a', 1, 'done', 0, 1);"
+                        "INSERT INTO run_total VALUES (1, 1, 'cpu', 0, 10), (1, 1, 'cpu', 1, 32),"
+                        "(1, 1, 'node', 0, 42), (1, 1, 'system', 0, 42);") == 0,
+           "database at schema 6 with a run's totals");
+        is_int(store_open(db, STORE_WRITE, &s, &err), 0, "opens");
+        if (s) {
+                is_int(store_schema_version(s), store_latest_schema_version(), "migrated to the latest");
+                s = store_close(s);
+        }
+        is_int(raw_count(db, "SELECT count(*) FROM run_total"), 4, "run_total keeps its 4 rows");
+        is_int(raw_count(db, "SELECT value FROM run_totals WHERE run = 'a' AND level = 'system'"), 42,
+               "and the run_totals view reads them");
+        is_int(raw_exec(db, "INSERT INTO run_total VALUES (1, 1, 'cgroup', 0, 40)"), 0, "level 'cgroup' is accepted");
+        ok(raw_exec(db, "INSERT INTO run_total VALUES (1, 1, 'pod', 0, 1)") != 0, "an unknown level is not");
+        is_int(raw_count(db, "SELECT count(*) FROM run r JOIN run_total t ON t.run = r.id WHERE r.name = 'a'"), 5,
+               "the foreign key to run holds");
+        is_int(raw_count(db, "SELECT count(*) FROM run WHERE voluntary_switches IS NULL AND involuntary_switches IS NULL"),
+               1, "the run's context switch columns are there, NULL for a run from before");
+        is_int(raw_exec(db, "INSERT INTO run_own_sample VALUES (1, 5, 1, 12.5)"), 0, "run_own_sample is there");
+        is_int(raw_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM run WHERE name = 'a'"), 0, "delete the run");
+        is_int(raw_count(db, "SELECT count(*) FROM run_own_sample"), 0, "its own samples go with it");
 
         path(db, sizeof db, "foreign.db");
         ok(raw_exec(db, "CREATE TABLE t (x)") == 0, "some other program's database");
