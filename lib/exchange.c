@@ -12,7 +12,9 @@
  *              "totals": {"system": {METRIC: N}, "node": {"0": {METRIC: N}},
  *                         "cpu": {"0": {METRIC: N}}}}]}
  *
- * length_ns (the run's length on CLOCK_MONOTONIC, or null) is optional.
+ * length_ns (the run's length on CLOCK_MONOTONIC, or null) is optional, and
+ * so are voluntary_switches and involuntary_switches (the command's own,
+ * from run exec; both or neither).
  * Import checks the whole document before it writes anything, then adds
  * every run in one transaction, so a bad file changes nothing.  It owns
  * the format; the rows are read and written through the store's API
@@ -69,6 +71,10 @@ static json_t *run_to_json(const struct run_info *ri, const struct run_detail *d
         json_object_set_new(o, "user_s", ri->has_times ? json_real(ri->user_s) : json_null());
         json_object_set_new(o, "sys_s", ri->has_times ? json_real(ri->sys_s) : json_null());
         json_object_set_new(o, "command", ri->command ? json_string(ri->command) : json_null());
+        if (ri->has_switches) {
+                json_object_set_new(o, "voluntary_switches", json_integer(ri->voluntary_switches));
+                json_object_set_new(o, "involuntary_switches", json_integer(ri->involuntary_switches));
+        }
         json_object_set_new(o, "tags", kv_object(d->tags, d->ntags));
         for (size_t i = 0; i < d->nscores; i++)
                 json_object_set_new(scores, d->scores[i].key, json_real(d->scores[i].value));
@@ -316,6 +322,13 @@ static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
         v = json_object_get(r, "length_ns");
         if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0))
                 return bad(ret_err, "run '%s': length_ns must be a number of nanoseconds or null", name);
+        {
+                json_t *vs = json_object_get(r, "voluntary_switches"), *is = json_object_get(r, "involuntary_switches");
+                if (!!vs != !!is || (vs && (!json_is_integer(vs) || !json_is_integer(is) || json_integer_value(vs) < 0 ||
+                                            json_integer_value(is) < 0)))
+                        return bad(ret_err, "run '%s': voluntary_switches and involuntary_switches come together, as "
+                                   "whole numbers >= 0", name);
+        }
         v = json_object_get(r, "exit_status");
         if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255))
                 return bad(ret_err, "run '%s': exit_status must be 0..255 or null", name);
@@ -631,7 +644,8 @@ static int insert_run(struct store *s, json_t *r, int64_t host, const char *host
         _cleanup_free_ struct store_mark *marks = NULL;
         _cleanup_free_ struct store_total *totals = NULL;
         json_t *exit_status = json_object_get(r, "exit_status"), *command = json_object_get(r, "command"),
-               *length = json_object_get(r, "length_ns");
+               *length = json_object_get(r, "length_ns"), *vsw = json_object_get(r, "voluntary_switches"),
+               *isw = json_object_get(r, "involuntary_switches");
         struct run_import ri = {
                 .name = json_string_value(json_object_get(r, "name")),
                 .host = host,
@@ -644,6 +658,9 @@ static int insert_run(struct store *s, json_t *r, int64_t host, const char *host
                 .command = json_is_string(command) ? json_string_value(command) : NULL,
                 .has_length = json_is_integer(length),
                 .length_ns = json_integer_value(length),
+                .has_switches = json_is_integer(vsw) && json_is_integer(isw),
+                .voluntary_switches = json_integer_value(vsw),
+                .involuntary_switches = json_integer_value(isw),
         };
         int64_t id;
         int e;

@@ -197,7 +197,8 @@ int store_run_import(struct store *s, const struct run_import *ri, int64_t *ret_
 
         if (sqlite3_prepare_v2(s->db,
                                "INSERT INTO run (name, host, status, start, end, exit_status, wall_s, user_s, sys_s, "
-                               "command, imported, length_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)",
+                               "command, imported, length_ns, voluntary_switches, involuntary_switches) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11, ?12, ?13)",
                                -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "run");
         sqlite3_bind_text(st, 1, ri->name, -1, SQLITE_STATIC);
@@ -214,6 +215,10 @@ int store_run_import(struct store *s, const struct run_import *ri, int64_t *ret_
                 sqlite3_bind_text(st, 10, ri->command, -1, SQLITE_STATIC);
         if (ri->has_length)
                 sqlite3_bind_int64(st, 11, ri->length_ns);
+        if (ri->has_switches) {
+                sqlite3_bind_int64(st, 12, ri->voluntary_switches);
+                sqlite3_bind_int64(st, 13, ri->involuntary_switches);
+        }
         e = sqlite3_step(st);
         sqlite3_finalize(st);
         if (e != SQLITE_DONE) {

@@ -303,6 +303,8 @@ struct run_import {
         const char *command;            /* or NULL */
         bool has_length;
         int64_t length_ns;
+        bool has_switches;              /* the command's own voluntary and involuntary switches */
+        int64_t voluntary_switches, involuntary_switches;
         const struct store_kv *tags;
         size_t ntags;
         const struct store_score *scores;
