@@ -18,6 +18,7 @@
 
 #include "evgroup.h"
 #include "fault.h"
+#include "lockwait.h"
 #include "log.h"
 #include "macro.h"
 #include "perf.h"
@@ -28,6 +29,9 @@
 
 #define NUMA_KEYS 6
 #define SWAP_SIZE(a, b) do { size_t _t = (a); (a) = (b); (b) = _t; } while (0)
+
+/* lock wait values kept per CPU: counts by lock type, wait ns, lost */
+enum { LW_VAL_WAIT_NS = LW_NTYPES, LW_VAL_LOST, LW_NVALS };
 
 struct cpu_state {
         struct evgroup sw, hw;
@@ -78,6 +82,11 @@ struct sampler {
 
         struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
         size_t capsorted;
+
+        struct lockwait *lw;                    /* BPF lock wait (lockwait.c), NULL if unavailable */
+        uint64_t (*lw_prev)[LW_NVALS];          /* [map.ncpus]: running totals at the last tick */
+        uint64_t *lw_max;                       /* [map.ncpus]: the longest wait of this tick */
+        bool lw_primed;
 };
 
 static const int numa_metrics[NUMA_KEYS] = { M_NUMA_HIT, M_NUMA_MISS, M_NUMA_FOREIGN,
@@ -408,7 +417,7 @@ static int probe_procfs(struct sampler *s)
 
         for (int m = 0; m < _M_MAX; m++) {
                 const struct metric_def *d = &metric_table[m];
-                if (metric_is_perf(d) || !s->enabled[m])
+                if (metric_is_perf(d) || metric_is_bpf(d) || !s->enabled[m])
                         continue;
                 clear_why(s, m);
                 if (d->source == SRC_PROCSTAT && s->stat.fd < 0)
@@ -490,6 +499,98 @@ static int open_procfs(struct sampler *s)
         return 0;
 }
 
+/* ---- lock wait (BPF, lockwait.c) ---- */
+
+/* Load the program if a lock wait metric is enabled and it is not loaded
+ * yet; if it cannot be, every lock wait metric gets the one reason. */
+static void open_lockwait(struct sampler *s)
+{
+        _cleanup_free_ char *why = NULL;
+        bool want = false;
+        int r = 0;
+
+        for (int m = 0; m < _M_MAX; m++)
+                want |= metric_is_bpf(&metric_table[m]) && s->enabled[m];
+        if (want && !s->lw) {
+                if (!s->lw_prev)
+                        s->lw_prev = calloc((size_t)s->map.ncpus, sizeof *s->lw_prev);
+                if (!s->lw_max)
+                        s->lw_max = calloc((size_t)s->map.ncpus, sizeof *s->lw_max);
+                r = s->lw_prev && s->lw_max ? lockwait_open(s->map.ncpus, &s->lw, &why) : -ENOMEM;
+                s->lw_primed = false;
+        }
+        for (int m = 0; m < _M_MAX; m++) {
+                if (!metric_is_bpf(&metric_table[m]) || !s->enabled[m])
+                        continue;
+                if (s->lw)
+                        clear_why(s, m);
+                else
+                        set_why(s, m, "%s", why ? why : r == -ENOMEM ? "out of memory" : "not loaded");
+        }
+}
+
+static int sample_lockwait(struct sampler *s, struct tick *t, bool emit_ok)
+{
+        int nreal;
+
+        if (!s->lw)
+                return 0;
+        nreal = lockwait_ncpus(s->lw);
+        for (int c = 0; c < s->map.ncpus; c++) {
+                /* simulated CPUs replay the real CPU c % nreal's slot, and
+                 * read their own (unused) slot, as a big machine would */
+                int src = s->sim ? c % nreal : c;
+                uint64_t now[LW_NVALS], max;
+                struct lw_cpu v;
+
+                if (src >= nreal)
+                        continue;
+                lockwait_read_cpu(s->lw, c, &v, &max);
+                if (src != c) {
+                        lockwait_read_cpu(s->lw, src, &v, NULL);
+                        max = s->lw_max[src];   /* taken when CPU src was read, above */
+                }
+                s->lw_max[c] = max;
+                memcpy(now, v.count, sizeof v.count);
+                now[LW_VAL_WAIT_NS] = v.wait_ns;
+                now[LW_VAL_LOST] = v.lost_task + v.lost_caller;
+                if (emit_ok && s->lw_primed && s->map.online[c]) {
+                        static const int metric[LW_NVALS] = {
+                                [LW_SPINLOCK] = M_LOCK_CONTENTIONS_SPINLOCK,
+                                [LW_RWLOCK] = M_LOCK_CONTENTIONS_RWLOCK,
+                                [LW_MUTEX] = M_LOCK_CONTENTIONS_MUTEX,
+                                [LW_RWSEM_READ] = M_LOCK_CONTENTIONS_RWSEM_READ,
+                                [LW_RWSEM_WRITE] = M_LOCK_CONTENTIONS_RWSEM_WRITE,
+                                [LW_PERCPU_RWSEM] = M_LOCK_CONTENTIONS_PERCPU_RWSEM,
+                                [LW_RTMUTEX] = M_LOCK_CONTENTIONS_RTMUTEX,
+                                [LW_OTHER] = -1,        /* in lock_wait_ns, no count of its own */
+                                [LW_VAL_WAIT_NS] = M_LOCK_WAIT_NS,
+                                [LW_VAL_LOST] = M_LOCK_WAIT_LOST,
+                        };
+                        for (int k = 0; k < LW_NVALS; k++) {
+                                int m = metric[k], r;
+                                if (m < 0 || !s->enabled[m] || !s->available[m])
+                                        continue;
+                                r = emit(s, t, m, c, now[k] >= s->lw_prev[c][k] ? now[k] - s->lw_prev[c][k] : 0,
+                                         false);
+                                if (r < 0)
+                                        return r;
+                        }
+                        if (s->enabled[M_LOCK_WAIT_MAX_NS] && s->available[M_LOCK_WAIT_MAX_NS] &&
+                            emit(s, t, M_LOCK_WAIT_MAX_NS, c, max, false) < 0)
+                                return -ENOMEM;
+                }
+                memcpy(s->lw_prev[c], now, sizeof now);
+        }
+        s->lw_primed = true;
+        return 0;
+}
+
+struct lockwait *sampler_lockwait(const struct sampler *s)
+{
+        return s->lw;
+}
+
 /* ---- life cycle ---- */
 
 struct sampler *sampler_free(struct sampler *s)
@@ -514,6 +615,9 @@ struct sampler *sampler_free(struct sampler *s)
         free(s->tracefs_why);
         free(s->totals);
         free(s->sorted);
+        lockwait_free(s->lw);
+        free(s->lw_prev);
+        free(s->lw_max);
         free(s->sysroot);
         free(s->procroot);
         sim_free(s->sim);
@@ -589,6 +693,7 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         r = open_perf(s, ret_err);
         if (r < 0)
                 goto fail;
+        open_lockwait(s);
         mark_disabled(s);
         *ret = s;
         return 0;
@@ -609,6 +714,7 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
         r = probe_procfs(s);
         if (r < 0)
                 return r;
+        open_lockwait(s);
         if (perf_changed) {
                 close_perf(s);
                 r = open_perf(s, ret_err);
@@ -930,6 +1036,8 @@ int sampler_sample(struct sampler *s, struct tick *t)
                 r = sample_perf(s, t);
         if (r >= 0 && s->catalogue_changed)
                 r = respec(s);
+        if (r >= 0)
+                r = sample_lockwait(s, t, emit_ok);
         if (r >= 0)
                 r = sample_procstat(s, t, emit_ok);
         if (r >= 0)

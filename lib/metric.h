@@ -22,6 +22,7 @@ enum metric_source {
         SRC_PROCSTAT,   /* /proc/stat cpuN line, .field = column index (0 = user) */
         SRC_NUMASTAT,   /* /sys/devices/system/node/nodeN/numastat, .key */
         SRC_VMSTAT,     /* /proc/vmstat, .key */
+        SRC_BPF,        /* BPF on lock:contention_begin/end (daemon/lockwait.c) */
 };
 
 enum metric_id {
@@ -61,6 +62,17 @@ enum metric_id {
         M_NUMA_HINT_FAULTS_LOCAL,
         M_NUMA_PAGES_MIGRATED,
         M_PGMIGRATE_SUCCESS,
+        /* lock wait (BPF): appended, so that earlier ids keep their values */
+        M_LOCK_WAIT_NS,
+        M_LOCK_WAIT_MAX_NS,
+        M_LOCK_CONTENTIONS_SPINLOCK,    /* one per enum lw_type, in its order */
+        M_LOCK_CONTENTIONS_RWLOCK,
+        M_LOCK_CONTENTIONS_MUTEX,
+        M_LOCK_CONTENTIONS_RWSEM_READ,
+        M_LOCK_CONTENTIONS_RWSEM_WRITE,
+        M_LOCK_CONTENTIONS_PERCPU_RWSEM,
+        M_LOCK_CONTENTIONS_RTMUTEX,
+        M_LOCK_WAIT_LOST,
         _M_MAX,
 };
 
@@ -76,6 +88,8 @@ struct metric_def {
         const char *filter;        /* SRC_TRACEPOINT: ftrace filter, or NULL */
         const char *key;           /* SRC_NUMASTAT / SRC_VMSTAT */
         int field;                 /* SRC_PROCSTAT column, 0 = user */
+        bool max;                  /* a maximum per interval, not a count: intervals,
+                                    * CPUs and runs combine by max, never by sum */
 };
 
 extern const struct metric_def metric_table[_M_MAX];
@@ -89,6 +103,11 @@ static inline bool metric_is_perf(const struct metric_def *m)
 {
         return m->source == SRC_PERF_SW || m->source == SRC_TRACEPOINT ||
                m->source == SRC_PERF_HW;
+}
+
+static inline bool metric_is_bpf(const struct metric_def *m)
+{
+        return m->source == SRC_BPF;
 }
 
 #endif

@@ -1,0 +1,420 @@
+/* lockwait.c - load bpf/lockwait.bpf.c (embedded as a libbpf skeleton),
+ * read its per-CPU slots each tick, and give runs their contended locks.
+ *
+ * The program is attached once to each of the two tracepoints: a BPF
+ * program on a tracepoint runs on whichever CPU hits it, so CPU hotplug
+ * needs nothing here.  CAP_BPF (with CAP_PERFMON) is needed to load it,
+ * nothing afterwards: the maps are read through the fds and the mapping
+ * this process already holds.
+ *
+ * /proc/kallsyms is opened once, at load, and kept: its addresses are
+ * shown only to a reader that had CAP_SYSLOG when it opened the file (or
+ * with kernel.perf_event_paranoid <= 1), and the symbols are read again
+ * through the same file at every run stop, so that a caller in a module
+ * loaded since is still named.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lockwait.h"
+#include "macro.h"
+
+#ifdef HAVE_BPF
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "lockwait.skel.h"
+
+struct lockwait_run {
+        struct lw_acc acc;
+        struct lockwait *lw;            /* NULL once lw is freed */
+        struct lockwait_run *next;
+};
+
+struct lockwait {
+        struct lockwait_bpf *skel;
+        struct lw_cpu *slot;            /* mmap()ed cpu_stat, [nslots] */
+        size_t map_len;
+        int nslots, ncpus;
+        int kallsyms_fd;                /* kept: see the top of the file */
+        struct ksyms *ks;               /* NULL: addresses hidden */
+        struct lockwait_run *runs;      /* open runs */
+};
+
+static char libbpf_msg[256];            /* libbpf's last warning, for the reason */
+static bool verifier_refused;           /* libbpf printed the verifier's log */
+
+static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+        char buf[256];
+        size_t n;
+
+        if (getenv("LIBBPF_LOG")) {
+                va_list aq;
+                va_copy(aq, ap);
+                vfprintf(stderr, fmt, aq);
+                va_end(aq);
+        }
+        if (level == LIBBPF_DEBUG)
+                return 0;
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        if (strstr(buf, "PROG LOAD LOG"))
+                verifier_refused = true;
+        n = strlen(buf);
+        while (n && buf[n - 1] == '\n')
+                buf[--n] = 0;
+        snprintf(libbpf_msg, sizeof libbpf_msg, "%s", buf);
+        return 0;
+}
+
+static bool has_cap(int cap)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+
+        if (syscall(SYS_capget, &h, d) < 0)
+                return false;
+        return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
+}
+
+static char *why_load(int err)
+{
+        char *w = NULL;
+        int r;
+
+        if (verifier_refused)
+                r = asprintf(&w, "cannot load the BPF program: this kernel's verifier refused it (%s); "
+                                 "run scalemond --foreground with LIBBPF_LOG=1 for the verifier's log",
+                             strerror(-err));
+        else if (err == -EPERM || err == -EACCES) {
+                if (!has_cap(CAP_BPF) && !has_cap(CAP_SYS_ADMIN))
+                        r = asprintf(&w, "cannot load the BPF program: permission denied (needs CAP_BPF and "
+                                         "CAP_PERFMON, or root)");
+                else
+                        r = asprintf(&w, "cannot load the BPF program: the bpf() system call was refused (%s; "
+                                         "a seccomp filter, or kernel.unprivileged_bpf_disabled with a "
+                                         "missing capability)", strerror(-err));
+        } else if (err == -ENOSYS)
+                r = asprintf(&w, "cannot load the BPF program: this kernel has no bpf() system call "
+                                 "(or a seccomp filter hides it)");
+        else
+                r = asprintf(&w, "cannot load the BPF program: %s%s%s", strerror(-err), libbpf_msg[0] ? ": " : "",
+                             libbpf_msg);
+        return r < 0 ? NULL : w;
+}
+
+static int read_kallsyms(struct lockwait *lw)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        struct ksyms *ks = NULL;
+        int r;
+
+        if (lseek(lw->kallsyms_fd, 0, SEEK_SET) < 0)
+                return negative_errno();
+        for (;;) {
+                ssize_t k;
+                if (cap - len < 65536) {
+                        char *t = realloc(buf, cap = cap ? cap * 2 : 1 << 22);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                }
+                k = read(lw->kallsyms_fd, buf + len, cap - len);
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        r = ksyms_parse(buf, len, &ks);
+        if (r < 0)
+                return r;
+        ksyms_free(lw->ks);
+        lw->ks = ks;
+        return 0;
+}
+
+int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
+{
+        struct lockwait *lw;
+        long page = sysconf(_SC_PAGESIZE);
+        int ncpus, r;
+
+        libbpf_set_print(on_libbpf_print);
+        libbpf_msg[0] = 0;
+        verifier_refused = false;
+        ncpus = libbpf_num_possible_cpus();
+        if (ncpus <= 0) {
+                if (asprintf(ret_why, "cannot read the possible CPUs: %s", strerror(ncpus ? -ncpus : EINVAL)) < 0)
+                        *ret_why = NULL;
+                return ncpus ? ncpus : -EINVAL;
+        }
+        lw = calloc(1, sizeof *lw);
+        if (!lw)
+                return -ENOMEM;
+        lw->kallsyms_fd = -1;
+        lw->ncpus = ncpus;
+        lw->nslots = MAX(slots, ncpus);
+
+        lw->skel = lockwait_bpf__open();
+        if (!lw->skel) {
+                r = negative_errno();
+                *ret_why = why_load(r);
+                goto fail;
+        }
+        lw->skel->rodata->max_cpus = (__u32)lw->nslots;
+        bpf_map__set_max_entries(lw->skel->maps.cpu_stat, (__u32)lw->nslots);
+        r = lockwait_bpf__load(lw->skel);
+        if (r < 0) {
+                *ret_why = why_load(r);
+                goto fail;
+        }
+        lw->map_len = ((size_t)lw->nslots * sizeof(struct lw_cpu) + (size_t)page - 1) / (size_t)page * (size_t)page;
+        lw->slot = mmap(NULL, lw->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        bpf_map__fd(lw->skel->maps.cpu_stat), 0);
+        if (lw->slot == MAP_FAILED) {
+                r = negative_errno();
+                lw->slot = NULL;
+                if (asprintf(ret_why, "cannot map the BPF per-CPU totals: %s", strerror(-r)) < 0)
+                        *ret_why = NULL;
+                goto fail;
+        }
+        r = lockwait_bpf__attach(lw->skel);
+        if (r < 0) {
+                if (r == -ENOENT && asprintf(ret_why, "tracepoints lock:contention_begin/end not found (the kernel "
+                                                      "lacks them: they appeared in Linux 5.19; or tracefs is not "
+                                                      "mounted)") < 0)
+                        *ret_why = NULL;
+                else if (r != -ENOENT && asprintf(ret_why, "cannot attach the BPF program to lock:contention_begin/"
+                                                           "end: %s%s%s", strerror(-r), libbpf_msg[0] ? ": " : "",
+                                                  libbpf_msg) < 0)
+                        *ret_why = NULL;
+                goto fail;
+        }
+        /* callers are named where possible; without the addresses the
+         * table shows raw addresses, and says so */
+        lw->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+        if (lw->kallsyms_fd >= 0)
+                (void)read_kallsyms(lw);
+        *ret = lw;
+        return 0;
+fail:
+        lockwait_free(lw);
+        return r;
+}
+
+struct lockwait *lockwait_free(struct lockwait *lw)
+{
+        if (!lw)
+                return NULL;
+        for (struct lockwait_run *p = lw->runs; p; p = p->next)
+                p->lw = NULL;           /* their owners free them */
+        if (lw->slot)
+                munmap(lw->slot, lw->map_len);
+        lockwait_bpf__destroy(lw->skel);
+        if (lw->kallsyms_fd >= 0)
+                close(lw->kallsyms_fd);
+        ksyms_free(lw->ks);
+        free(lw);
+        return NULL;
+}
+
+int lockwait_ncpus(const struct lockwait *lw)
+{
+        return lw->ncpus;
+}
+
+void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_t *ret_max)
+{
+        struct lw_cpu *s = &lw->slot[cpu];
+
+        /* the program writes each field with a plain store: read each once */
+        for (int t = 0; t < LW_NTYPES; t++)
+                ret->count[t] = __atomic_load_n(&s->count[t], __ATOMIC_RELAXED);
+        ret->wait_ns = __atomic_load_n(&s->wait_ns, __ATOMIC_RELAXED);
+        ret->lost_task = __atomic_load_n(&s->lost_task, __ATOMIC_RELAXED);
+        ret->lost_caller = __atomic_load_n(&s->lost_caller, __ATOMIC_RELAXED);
+        ret->lost_caller_ns = __atomic_load_n(&s->lost_caller_ns, __ATOMIC_RELAXED);
+        ret->lost_stack = __atomic_load_n(&s->lost_stack, __ATOMIC_RELAXED);
+        ret->nested = __atomic_load_n(&s->nested, __ATOMIC_RELAXED);
+        if (ret_max)
+                *ret_max = __atomic_exchange_n(&s->max_ns, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- runs ---- */
+
+static int read_snap(struct lockwait *lw, struct lw_snap *ret)
+{
+        int fd = bpf_map__fd(lw->skel->maps.callers);
+        struct lw_snap s = { 0 };
+        struct lw_caller_key k, next;
+        size_t cap = 0;
+        void *prev = NULL;
+        int r;
+
+        s.epoch = __atomic_load_n(&lw->skel->bss->epoch, __ATOMIC_RELAXED);
+        while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+                if (s.n == cap) {
+                        struct lw_entry *t = realloc(s.e, (cap = cap ? cap * 2 : 256) * sizeof *t);
+                        if (!t) {
+                                free(s.e);
+                                return -ENOMEM;
+                        }
+                        s.e = t;
+                }
+                s.e[s.n].key = next;
+                r = bpf_map_lookup_elem(fd, &next, &s.e[s.n].val);
+                if (r == 0)
+                        s.n++;
+                k = next;
+                prev = &k;
+        }
+        for (int c = 0; c < lw->ncpus; c++) {
+                s.lost_task += __atomic_load_n(&lw->slot[c].lost_task, __ATOMIC_RELAXED);
+                s.lost_caller += __atomic_load_n(&lw->slot[c].lost_caller, __ATOMIC_RELAXED);
+                s.lost_caller_ns += __atomic_load_n(&lw->slot[c].lost_caller_ns, __ATOMIC_RELAXED);
+        }
+        lw_snap_sort(&s);
+        *ret = s;
+        return 0;
+}
+
+/* A run boundary: read the per-caller map, fold it into every open run,
+ * begin a new epoch.  *ret (if not NULL) gets the reading. */
+static int boundary(struct lockwait *lw, struct lw_snap *ret)
+{
+        struct lw_snap s;
+        int r = read_snap(lw, &s);
+
+        if (r < 0)
+                return r;
+        for (struct lockwait_run *p = lw->runs; p; p = p->next) {
+                r = lw_acc_fold(&p->acc, &s);
+                if (r < 0) {
+                        lw_snap_clear(&s);
+                        return r;
+                }
+        }
+        __atomic_store_n(&lw->skel->bss->epoch, s.epoch + 1, __ATOMIC_RELAXED);
+        if (ret)
+                *ret = s;
+        else
+                lw_snap_clear(&s);
+        return 0;
+}
+
+int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
+{
+        struct lockwait_run *run = calloc(1, sizeof *run);
+        int r;
+
+        if (!run)
+                return -ENOMEM;
+        r = boundary(lw, &run->acc.start);
+        if (r < 0) {
+                free(run);
+                return r;
+        }
+        run->lw = lw;
+        run->next = lw->runs;
+        lw->runs = run;
+        *ret = run;
+        return 0;
+}
+
+void lockwait_run_free(struct lockwait_run *run)
+{
+        struct lockwait_run **pp;
+
+        if (!run)
+                return;
+        for (pp = run->lw ? &run->lw->runs : NULL; pp && *pp; pp = &(*pp)->next)
+                if (*pp == run) {
+                        *pp = run->next;
+                        break;
+                }
+        lw_acc_clear(&run->acc);
+        free(run);
+}
+
+static int stack_of(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH])
+{
+        struct lockwait *lw = userdata;
+        __u32 id = (__u32)stackid;
+
+        return bpf_map_lookup_elem(bpf_map__fd(lw->skel->maps.stacks), &id, ips) < 0 ? -ENOENT : 0;
+}
+
+int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+{
+        struct lockwait *lw = run->lw;
+        struct lw_snap end;
+        int r = lw ? boundary(lw, &end) : -ESTALE;
+
+        if (r >= 0) {
+                if (lw->kallsyms_fd >= 0)
+                        (void)read_kallsyms(lw);        /* modules loaded since; the old symbols otherwise */
+                r = lw_run_rows(&run->acc, &end, lw->ks, stack_of, lw, ret, ret_n, ret_lost);
+                lw_snap_clear(&end);
+        }
+        lockwait_run_free(run);
+        return r;
+}
+
+#else /* !HAVE_BPF */
+
+struct lockwait {
+        int unused;
+};
+
+int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
+{
+        if (asprintf(ret_why, "scalemond was built without BPF support (%s)", SCALEMON_BPF_MISSING) < 0)
+                *ret_why = NULL;
+        return -EOPNOTSUPP;
+}
+
+struct lockwait *lockwait_free(struct lockwait *lw)
+{
+        return NULL;
+}
+
+int lockwait_ncpus(const struct lockwait *lw)
+{
+        return 0;
+}
+
+void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_t *ret_max)
+{
+        memset(ret, 0, sizeof *ret);
+        if (ret_max)
+                *ret_max = 0;
+}
+
+int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
+{
+        return -EOPNOTSUPP;
+}
+
+int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+{
+        return -EOPNOTSUPP;
+}
+
+void lockwait_run_free(struct lockwait_run *run)
+{
+}
+
+#endif
