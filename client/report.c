@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "locks.h"
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
@@ -234,6 +235,7 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
         json_object_set_new(o, "metrics", metrics);
         json_object_set_new(o, "marks", marks);
         json_object_set_new(o, "context", ctx);
+        locks_add_json(r, per, o);      /* lock wait hook: "locks", "lock_wait_share" */
         if (streq(r->info.status, "interrupted"))
                 json_object_set_new(o, "why", json_string("scalemond stopped during the run: totals end at its last "
                                                           "interval written"));
@@ -365,6 +367,7 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                                                         cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
                 printf("  cpu time: %s (of %.1f CPU-seconds)\n", line, r->cpu_total);
         }
+        locks_print_share(r, per);      /* lock wait hook */
         for (size_t i = 0; i < r->d.nmarks; i++)
                 printf("  mark +%.3fs: %s\n", (double)(r->d.marks[i].t - r->info.start) / 1e9, r->d.marks[i].text);
 
@@ -403,6 +406,7 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                 table_row(tb, metric_table[m].name, total, per_s, mn, md, mx, im, vf);
         }
         table_print(tb);
+        locks_print(r, 10);             /* lock wait hook: the contended locks */
 
         if (per != PER_SYSTEM) {
                 /* one row per CPU or node, one column per shown metric (rates) */
@@ -509,6 +513,12 @@ int report_load(struct ctl *ctl, const struct run_select *sel, enum report_total
                         return r;
                 }
                 report_compute(&runs[i]);
+                if (keep != REPORT_TOTALS_SYSTEM && locks_load(ctl, &runs[i]) < 0) {   /* lock wait hook */
+                        r = ctl_fail(EXIT_FAILED, "cannot read the locks of run %s: %s", runs[i].info.name,
+                                     store_errmsg(ctl->store));
+                        report_unload(runs, n);
+                        return r;
+                }
                 if (keep == REPORT_TOTALS_NODE)
                         drop_cpu_totals(&runs[i].d);
         }
@@ -520,6 +530,7 @@ int report_load(struct ctl *ctl, const struct run_select *sel, enum report_total
 void report_unload(struct rrun *runs, size_t n)
 {
         for (size_t i = 0; runs && i < n; i++) {
+                locks_free(&runs[i]);
                 run_detail_free(&runs[i].d);
                 run_info_free(&runs[i].info);
         }
@@ -743,6 +754,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                         json_array_foreach(arr, i, o) {
                                 json_object_del(o, "context");
                                 json_object_del(o, "marks");
+                                json_object_del(o, "locks");    /* a list: JSON only */
                         }
                         r = output_csv(arr);
                 } else {

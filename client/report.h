@@ -24,6 +24,7 @@ struct rrun {
         double cpu_time[8];     /* user nice system idle iowait irq softirq steal, seconds */
         double cpu_total;       /* CPU-seconds the run had (from /proc/stat), 0 if unknown */
         double busiest[_M_MAX]; /* rate on the busiest CPU, cpu metrics */
+        struct run_locks *locks; /* its contended kernel locks (locks.c), or NULL */
 };
 
 
