@@ -149,10 +149,20 @@ static int sync_catalogue(struct manager *m)
 
 static void log_unavailable(struct manager *m)
 {
-        for (int i = 0; i < _M_MAX; i++)
-                if (sampler_enabled(m->sampler, i) && !sampler_available(m->sampler, i))
-                        log_metric(LOG_NOTICE, metric_table[i].name, "%s unavailable: %s", metric_table[i].name,
-                                   sampler_why(m->sampler, i));
+        bool said_bpf = false;
+
+        for (int i = 0; i < _M_MAX; i++) {
+                if (!sampler_enabled(m->sampler, i) || sampler_available(m->sampler, i))
+                        continue;
+                /* lock wait hook: the BPF metrics share one reason, said once */
+                if (metric_is_bpf(&metric_table[i]) && said_bpf)
+                        continue;
+                said_bpf |= metric_is_bpf(&metric_table[i]);
+                log_metric(LOG_NOTICE, metric_table[i].name, "%s unavailable: %s%s", metric_table[i].name,
+                           sampler_why(m->sampler, i),
+                           metric_is_bpf(&metric_table[i]) ? " (so are the other lock wait metrics; "
+                                                             "lock_contentions is still counted)" : "");
+        }
 }
 
 static char *read_line(const char *path, const char *prefix)
