@@ -886,23 +886,32 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
  * through tracefs' mode 0700 (scalemon.service grants it for that).  The
  * sampler reads them once, in sampler_new(), and keeps them, so the
  * capability goes from the effective, permitted and inheritable sets right
- * after; the kernel then clears it from the ambient set too.  CAP_PERFMON
- * stays: hotplug and reloads open counters.  Returns 1 if it was dropped,
- * 0 if it was not held. */
+ * after; the kernel then clears it from the ambient set too.  The same for
+ * the lock wait hook's two: CAP_BPF loads the BPF program and CAP_SYSLOG
+ * opens /proc/kallsyms with its addresses shown (lockwait.c keeps the
+ * file), both in sampler_new() too.  CAP_PERFMON stays: hotplug and
+ * reloads open counters.  Returns 1 if one was dropped, 0 if none was held. */
 static int drop_dac_read_search(void)
 {
+        static const int caps[] = { CAP_DAC_READ_SEARCH, CAP_BPF, CAP_SYSLOG };
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-        const int i = CAP_TO_INDEX(CAP_DAC_READ_SEARCH);
-        const uint32_t bit = CAP_TO_MASK(CAP_DAC_READ_SEARCH);
+        bool held = false;
 
         if (syscall(SYS_capget, &h, d) < 0)
                 return negative_errno();
-        if (!((d[i].effective | d[i].permitted | d[i].inheritable) & bit))
+        for (size_t k = 0; k < ELEMENTSOF(caps); k++) {
+                const int i = CAP_TO_INDEX(caps[k]);
+                const uint32_t bit = CAP_TO_MASK(caps[k]);
+                if (!((d[i].effective | d[i].permitted | d[i].inheritable) & bit))
+                        continue;
+                held = true;
+                d[i].effective &= ~bit;
+                d[i].permitted &= ~bit;
+                d[i].inheritable &= ~bit;
+        }
+        if (!held)
                 return 0;
-        d[i].effective &= ~bit;
-        d[i].permitted &= ~bit;
-        d[i].inheritable &= ~bit;
         if (syscall(SYS_capset, &h, d) < 0)
                 return negative_errno();
         return 1;
@@ -981,7 +990,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 goto fail;
         r = drop_dac_read_search();
         if (r < 0)
-                log_warning("cannot drop CAP_DAC_READ_SEARCH after reading the tracepoint ids, keeping it: %s",
+                log_warning("cannot drop CAP_DAC_READ_SEARCH, CAP_BPF and CAP_SYSLOG after start-up, keeping them: %s",
                             strerror(-r));
 
         r = runs_new(&m->runs);

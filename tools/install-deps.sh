@@ -6,7 +6,7 @@ pkgs="build-essential autoconf automake pkg-config
       libsystemd-dev libsqlite3-dev libjansson-dev libgsl-dev libsmartcols-dev
       sqlite3 python3 linux-perf util-linux procps
       gnuplot-nox libxml2-utils socat systemd
-      clang libclang-rt-14-dev"
+      clang libclang-rt-14-dev bpftool libbpf-dev"
 missing=
 for p in $pkgs; do
         dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

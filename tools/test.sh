@@ -42,8 +42,8 @@ suite() {       # suite NAME CONFIGURE-ARGS...
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-suite ci --enable-werror
-suite asan --enable-werror --enable-sanitizers
+suite ci --enable-werror --enable-bpf
+suite asan --enable-werror --enable-sanitizers --enable-bpf
 
 # the release tarball builds, installs and uninstalls cleanly (its tests
 # are the ones above, so they are not run a third time)

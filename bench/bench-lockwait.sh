@@ -1,0 +1,138 @@
+#!/bin/bash
+# bench-lockwait.sh - what lock wait time (BPF on lock:contention_begin/
+# end) costs, side by side in one run.
+#
+# 1. The mmap storm (tests/wl-mmapstorm 4 threads, 3 s; the worst case:
+#    thousands of contentions a second), scored by its own ops/s, under:
+#      none       nothing running
+#      sm-nobpf   scalemond at 1 s, the lock wait metrics excluded
+#      sm-bpf     scalemond at 1 s with them (the default)
+#      perf-lock  perf lock record -a (every event written to a file)
+#    and perf bench sched messaging (seconds) under none, sm-nobpf, sm-bpf.
+#    Configurations alternate run by run (the order rotates each round).
+#    Targets: on the storm, sm-bpf's slowdown at most a fifth of
+#    perf-lock's, and under 3% against none (or within noise); on
+#    messaging, sm-bpf within noise of sm-nobpf.
+# 2. The per-tick cost at 1024 simulated CPUs (--simulate-cpus 1024, 1 s),
+#    with and without the lock wait metrics: the daemon's CPU per tick,
+#    over BENCH_SECONDS (20).  Target: under 5 ms per tick with BPF on.
+# ROUNDS (default 7) sets the repetitions of part 1.
+set -u
+: "${top_builddir:=.}"
+R=${ROUNDS:-7}
+D=${BENCH_SECONDS:-20}
+tmp=$(mktemp -d /tmp/scalemon-bench.XXXXXX)
+obs_pid=
+trap '[ -n "$obs_pid" ] && kill "$obs_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+[ "$(id -u)" = 0 ] || { echo "bench-lockwait: needs root (BPF, system-wide perf)"; exit 0; }
+command -v perf >/dev/null && perf lock record -o "$tmp/probe" -- true >/dev/null 2>&1 ||
+        { echo "bench-lockwait: needs perf lock record (linux-perf)"; exit 0; }
+LOCKM=lock_wait_ns,lock_wait_max_ns,lock_contentions_spinlock,lock_contentions_rwlock,lock_contentions_mutex,lock_contentions_rwsem_read,lock_contentions_rwsem_write,lock_contentions_percpu_rwsem,lock_contentions_rtmutex,lock_wait_lost
+printf 'exclude = %s\n' "$LOCKM" >"$tmp/nobpf.conf"
+: >"$tmp/bpf.conf"
+
+start_daemon() {        # CONF [ARGS...]
+        local conf=$1; shift
+        rm -f "$tmp"/db*
+        "$top_builddir/scalemond" --foreground --config "$conf" --db "$tmp/db" --socket "$tmp/sock" --interval 1s \
+                "$@" 2>"$tmp/log" &
+        obs_pid=$!
+        for _ in $(seq 200); do grep -q started: "$tmp/log" && break; sleep 0.05; done
+        grep -q started: "$tmp/log" || { echo "bench-lockwait: scalemond did not start:"; cat "$tmp/log"; exit 1; }
+}
+start_observer() {
+        obs_pid=
+        case $1 in
+        sm-nobpf) start_daemon "$tmp/nobpf.conf" ;;
+        sm-bpf)
+                start_daemon "$tmp/bpf.conf"
+                grep -q 'lock_wait_ns unavailable' "$tmp/log" &&
+                        { echo "bench-lockwait: BPF unavailable: $(grep 'lock_wait_ns unavailable' "$tmp/log")"; exit 0; } ;;
+        esac
+        sleep 1         # past start-up: steady-state cost only
+}
+stop_observer() {
+        [ -n "$obs_pid" ] || return 0
+        kill -TERM "$obs_pid" 2>/dev/null; wait "$obs_pid" 2>/dev/null
+        obs_pid=
+}
+score() {               # workload observer -> one number
+        case $1 in
+        storm)
+                if [ "$2" = perf-lock ]; then
+                        perf lock record -a -o "$tmp/perf.data" -- "$top_builddir/tests/wl-mmapstorm" 4 3 2>/dev/null
+                else
+                        "$top_builddir/tests/wl-mmapstorm" 4 3
+                fi | sed -n 's/^ops=//p' | awk '{ printf "%.1f\n", $1 / 3 }' ;;
+        messaging) perf bench sched messaging -g 10 -l 500 2>/dev/null | awk '/Total time/ { print $3 }' ;;
+        esac
+}
+
+printf 'bench-lockwait: %s rounds, %s CPUs\n' "$R" "$(nproc)"
+for w in storm messaging; do
+        observers="none sm-nobpf sm-bpf perf-lock"
+        [ $w = messaging ] && observers="none sm-nobpf sm-bpf"
+        nobs=$(echo $observers | wc -w)
+        : >"$tmp/$w.scores"
+        for r in $(seq "$R"); do
+                set -- $observers
+                for _ in $(seq $(( (r - 1) % nobs ))); do set -- "$@" "$1"; shift; done
+                for o in "$@"; do
+                        start_observer "$o"
+                        echo "$o $(score "$w" "$o")" >>"$tmp/$w.scores"
+                        stop_observer
+                done
+        done
+        python3 - "$w" "$tmp/$w.scores" <<'EOF'
+import statistics as st, sys
+w, path = sys.argv[1], sys.argv[2]
+higher_better = w == "storm"
+unit = "ops/s" if higher_better else "s"
+s = {}
+for line in open(path):
+    f = line.split()
+    if len(f) == 2:
+        s.setdefault(f[0], []).append(float(f[1]))
+base = st.median(s["none"])
+noise = st.median([abs(x - base) for x in s["none"]]) / base * 100
+def cost(o, ref="none"):
+    b, m = st.median(s[ref]), st.median(s[o])
+    return (b / m - 1) * 100 if higher_better else (m / b - 1) * 100
+print(f"  {w}: score in {unit}, median of {len(s['none'])}; noise (MAD of none) {noise:.2f}%")
+for o in s:
+    print(f"    {o:10s} {st.median(s[o]):14.4f}   slowdown {cost(o):+6.2f}%   runs " + " ".join(f"{x:g}" for x in s[o]))
+ok = lambda b: "PASS" if b else "MISS"
+cb = cost("sm-bpf")
+if w == "storm":
+    cp = cost("perf-lock")
+    print(f"    storm: sm-bpf slowdown {cb:+.2f}% vs perf lock record {cp:+.2f}% (target: at most a fifth, "
+          f"{cp / 5:.2f}%, or within noise {noise:.2f}%) " + ok(cb <= cp / 5 or cb <= noise))
+    print(f"    storm: sm-bpf vs none: {cb:+.2f}% (target < 3%, or within noise) " + ok(cb < 3 or cb <= noise))
+    print(f"    storm: sm-bpf vs sm-nobpf: {cost('sm-bpf', 'sm-nobpf'):+.2f}% (BPF's own share; no target)")
+else:
+    d = cost("sm-bpf", "sm-nobpf")
+    print(f"    messaging: sm-bpf vs sm-nobpf: {d:+.2f}% (target: within noise {noise:.2f}%) " + ok(d <= noise))
+EOF
+done
+
+# --- 2. per-tick cost at 1024 simulated CPUs ---
+cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
+ticks() { sqlite3 -readonly -batch -noheader "$tmp/db" "SELECT count(*) FROM tick" 2>/dev/null || echo 0; }
+command -v sqlite3 >/dev/null || { echo "bench-lockwait: part 2 needs the sqlite3 command-line tool"; exit 0; }
+printf '  per tick at 1024 simulated CPUs, 1s interval, %ss each:\n' "$D"
+for cfg in nobpf bpf; do
+        start_daemon "$tmp/$cfg.conf" --simulate-cpus 1024
+        sleep 2.5
+        t0=$(ticks); c0=$(cpu_ns "$obs_pid")
+        sleep "$D"
+        t1=$(ticks); c1=$(cpu_ns "$obs_pid")
+        stop_observer
+        echo "$cfg $((t1 - t0)) $((c1 - c0))" >>"$tmp/sim"
+done
+awk '{ ms[$1] = $2 > 0 ? $3 / $2 / 1e6 : -1; n[$1] = $2 }
+     END {
+        printf "    sm-nobpf %.2f ms CPU per tick (%d ticks)\n", ms["nobpf"], n["nobpf"]
+        printf "    sm-bpf   %.2f ms CPU per tick (%d ticks); reading the lock wait maps and storing their 10 metrics: %+.2f ms\n",
+               ms["bpf"], n["bpf"], ms["bpf"] - ms["nobpf"]
+        printf "    1024 CPUs with BPF: %.2f ms per tick (target < 5 ms) %s\n", ms["bpf"], (ms["bpf"] >= 0 && ms["bpf"] < 5) ? "PASS" : "MISS"
+     }' "$tmp/sim"
