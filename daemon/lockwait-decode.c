@@ -253,6 +253,70 @@ void lw_caller_name(const struct ksyms *ks, const uint64_t *ips, size_t n, char 
         snprintf(buf, size, "[locking code]");
 }
 
+static const char *const lock_prefixes[] = {
+        /* lock text: spinlocks and rwlocks */
+        "_raw_spin_", "_raw_read_", "_raw_write_", "queued_spin_lock_slowpath", "__pv_queued_spin_lock_slowpath",
+        "queued_read_lock_slowpath", "queued_write_lock_slowpath", "native_queued_spin_lock_slowpath",
+        /* scheduler text: sleeping locks and the scheduler */
+        "mutex_lock", "__mutex_lock", "mutex_spin_on_owner", "down_read", "down_write", "__down_read",
+        "__down_write", "down_killable", "down_interruptible", "down_timeout", "__down", "rwsem_down_",
+        "rwsem_optimistic_spin", "rwsem_spin_on_owner", "percpu_down_", "__percpu_down_", "rt_mutex_",
+        "__rt_mutex", "rt_spin_lock", "rtlock_", "schedule", "__schedule", "preempt_schedule", "io_schedule",
+        /* the tracepoint and its glue */
+        "__traceiter_contention_", "trace_contention_", "perf_trace_", "trace_call_bpf", "bpf_trace_run",
+        "__bpf_trace_",
+};
+
+bool lw_is_lock_name(const char *name)
+{
+        for (size_t i = 0; i < ELEMENTSOF(lock_prefixes); i++)
+                if (startswith(name, lock_prefixes[i]))
+                        return true;
+        return false;
+}
+
+int lw_parse_symbol(const char *s, char *name, size_t size, uint64_t *ret_off)
+{
+        const char *plus = strchr(s, '+'), *p;
+        char *end;
+        uint64_t off;
+
+        if (!plus || plus == s || (size_t)(plus - s) >= size || !startswith(plus + 1, "0x"))
+                return -EINVAL;
+        for (p = s; p < plus; p++)
+                if (*p == ' ' || *p == '/')
+                        return -EINVAL;
+        off = strtoull(plus + 3, &end, 16);
+        if (end == plus + 3 || (*end && *end != '/' && *end != ' '))
+                return -EINVAL;
+        memcpy(name, s, (size_t)(plus - s));
+        name[plus - s] = 0;
+        *ret_off = off;
+        return 0;
+}
+
+void lw_caller_name_by(lw_sym_fn sym, void *userdata, const uint64_t *ips, size_t n, char *buf, size_t size)
+{
+        if (!ips || n == 0 || ips[0] == 0) {
+                snprintf(buf, size, "[unknown]");
+                return;
+        }
+        for (size_t i = LW_CALLER_SKIP; i < n && ips[i]; i++) {
+                char name[128];
+                uint64_t off = 0;
+
+                if (!sym || sym(userdata, ips[i], name, sizeof name, &off) < 0) {
+                        snprintf(buf, size, "0x%" PRIx64, ips[i]);
+                        return;
+                }
+                if (lw_is_lock_name(name))
+                        continue;
+                snprintf(buf, size, "%s+0x%" PRIx64, name, off);
+                return;
+        }
+        snprintf(buf, size, "[locking code]");
+}
+
 /* ---- snapshots and runs ---- */
 
 static int key_cmp(const struct lw_caller_key *a, const struct lw_caller_key *b)
@@ -337,8 +401,8 @@ static uint64_t sub0(uint64_t a, uint64_t b)
         return a >= b ? a - b : 0;
 }
 
-int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struct ksyms *ks, lw_stack_fn stack,
-                void *userdata, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struct ksyms *ks, lw_sym_fn sym,
+                lw_stack_fn stack, void *userdata, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
 {
         _cleanup_free_ struct lw_row *rows = NULL;
         size_t n = 0;
@@ -361,7 +425,10 @@ int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struc
                         continue;
                 if (e->key.stackid < 0 || !stack || stack(userdata, e->key.stackid, ips) < 0)
                         ips[0] = 0;
-                lw_caller_name(ks, ips, LW_STACK_DEPTH, r.caller, sizeof r.caller);
+                if (ks || !sym)
+                        lw_caller_name(ks, ips, LW_STACK_DEPTH, r.caller, sizeof r.caller);
+                else
+                        lw_caller_name_by(sym, userdata, ips, LW_STACK_DEPTH, r.caller, sizeof r.caller);
                 snprintf(r.type, sizeof r.type, "%s", lw_flags_label(e->key.flags, lb, sizeof lb));
                 r.contended = cnt;
                 r.total_ns = sub0(e->val.total_ns, s ? s->val.total_ns : 0);

@@ -42,6 +42,19 @@ size_t ksyms_count(const struct ksyms *ks);
 #define LW_CALLER_SKIP 3
 void lw_caller_name(const struct ksyms *ks, const uint64_t *ips, size_t n, char *buf, size_t size);
 
+/* Without kallsyms' addresses (no CAP_SYSLOG: under scalemon.service), a
+ * symbolizer names each address (lockwait.c asks the kernel through a BPF
+ * program's "%pB"), and locking code is told by name: the functions of the
+ * kernel's lock and scheduler text that a contended wait passes through
+ * (_raw_spin_lock*, *_slowpath, mutex_lock*, down_write*, schedule*, ...)
+ * and the tracepoint's glue. */
+typedef int (*lw_sym_fn)(void *userdata, uint64_t addr, char *name, size_t size, uint64_t *ret_off);
+bool lw_is_lock_name(const char *name);
+void lw_caller_name_by(lw_sym_fn sym, void *userdata, const uint64_t *ips, size_t n, char *buf, size_t size);
+/* "function+0xoff/0xsize [module]", as %pB prints it: name and offset;
+ * -EINVAL if it is not that (an address the kernel could not name). */
+int lw_parse_symbol(const char *s, char *name, size_t size, uint64_t *ret_off);
+
 /* ---- per-caller snapshots and runs ---- */
 
 struct lw_entry {
@@ -87,8 +100,9 @@ struct lw_lost {
  * the stack map, the tests a fixture. */
 typedef int (*lw_stack_fn)(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH]);
 /* The run's rows: end - acc->start for counts and totals, acc's folded
- * max/min, callers symbolized with ks, merged, largest total first. */
-int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struct ksyms *ks, lw_stack_fn stack,
-                void *userdata, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost);
+ * max/min, callers symbolized with ks (or, if ks is NULL, with sym),
+ * merged, largest total first. */
+int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struct ksyms *ks, lw_sym_fn sym,
+                lw_stack_fn stack, void *userdata, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost);
 
 #endif

@@ -11,7 +11,10 @@
  * shown only to a reader that had CAP_SYSLOG when it opened the file (or
  * with kernel.perf_event_paranoid <= 1), and the symbols are read again
  * through the same file at every run stop, so that a caller in a module
- * loaded since is still named.
+ * loaded since is still named.  Without them (scalemon.service has no
+ * CAP_SYSLOG) callers are named by the kernel itself, through the BPF
+ * program lw_symbolize, and locking code is told by name
+ * (lockwait-decode.h).
  */
 #include "config.h"
 
@@ -349,6 +352,22 @@ void lockwait_run_free(struct lockwait_run *run)
         free(run);
 }
 
+/* An address's name from the kernel, through lw_symbolize's "%pB". */
+static int symbolize(void *userdata, uint64_t addr, char *name, size_t size, uint64_t *ret_off)
+{
+        struct lockwait *lw = userdata;
+        LIBBPF_OPTS(bpf_test_run_opts, opts);
+        int r;
+
+        lw->skel->bss->sym_addr = addr;
+        lw->skel->bss->sym_name[0] = 0;
+        r = bpf_prog_test_run_opts(bpf_program__fd(lw->skel->progs.lw_symbolize), &opts);
+        if (r < 0)
+                return r;
+        lw->skel->bss->sym_name[sizeof lw->skel->bss->sym_name - 1] = 0;
+        return lw_parse_symbol(lw->skel->bss->sym_name, name, size, ret_off);
+}
+
 static int stack_of(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH])
 {
         struct lockwait *lw = userdata;
@@ -366,7 +385,7 @@ int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret
         if (r >= 0) {
                 if (lw->kallsyms_fd >= 0)
                         (void)read_kallsyms(lw);        /* modules loaded since; the old symbols otherwise */
-                r = lw_run_rows(&run->acc, &end, lw->ks, stack_of, lw, ret, ret_n, ret_lost);
+                r = lw_run_rows(&run->acc, &end, lw->ks, symbolize, stack_of, lw, ret, ret_n, ret_lost);
                 lw_snap_clear(&end);
         }
         lockwait_run_free(run);

@@ -887,10 +887,13 @@ static json_t *on_request(void *userdata, const struct proto_request *req, int f
  * sampler reads them once, in sampler_new(), and keeps them, so the
  * capability goes from the effective, permitted and inheritable sets right
  * after; the kernel then clears it from the ambient set too.  The same for
- * the lock wait hook's two: CAP_BPF loads the BPF program and CAP_SYSLOG
- * opens /proc/kallsyms with its addresses shown (lockwait.c keeps the
- * file), both in sampler_new() too.  CAP_PERFMON stays: hotplug and
- * reloads open counters.  Returns 1 if one was dropped, 0 if none was held. */
+ * the lock wait hook's CAP_BPF, which loads the BPF program in
+ * sampler_new() too (its maps are read through descriptors held since;
+ * kernels before 6.5 with kernel.unprivileged_bpf_disabled want CAP_BPF
+ * for that too: then runs record no locks, and say so), and CAP_SYSLOG,
+ * which a root daemon holds when it opens /proc/kallsyms (lockwait.c keeps
+ * the file).  CAP_PERFMON stays: hotplug and reloads open counters.
+ * Returns 1 if one was dropped, 0 if none was held. */
 static int drop_dac_read_search(void)
 {
         static const int caps[] = { CAP_DAC_READ_SEARCH, CAP_BPF, CAP_SYSLOG };

@@ -146,6 +146,61 @@ static void test_callers(const char *srcdir)
         }
 }
 
+/* A kernel naming addresses as %pB does, for the fixture's symbols. */
+static int fixture_sym(void *userdata, uint64_t addr, char *name, size_t size, uint64_t *off)
+{
+        const struct ksyms *ks = userdata;
+        char buf[200];
+        uint64_t o;
+        const char *n = ksyms_find(ks, addr, &o);
+
+        if (!n)
+                return -ENOENT;
+        snprintf(buf, sizeof buf, "%s+0x%llx/0x40 [vmlinux]", n, (unsigned long long)o);
+        return lw_parse_symbol(buf, name, size, off);
+}
+
+static void test_by_name(const char *srcdir)
+{
+        char path[512], *buf, name[64], out[128];
+        struct ksyms *ks = NULL;
+        uint64_t off = 0;
+        size_t len;
+
+        is_int(lw_parse_symbol("__x64_sys_mprotect+0x1b/0x30", name, sizeof name, &off), 0, "%pB output parsed");
+        is_str(name, "__x64_sys_mprotect", "  name");
+        is_int(off, 0x1b, "  offset");
+        is_int(lw_parse_symbol("mod_func+0x10/0x80 [mymod]", name, sizeof name, &off), 0, "with a module");
+        is_str(name, "mod_func", "  name without the module");
+        is_int(lw_parse_symbol("0xffffffff81000000", name, sizeof name, &off), -EINVAL, "an unnamed address: -EINVAL");
+        ok(lw_is_lock_name("_raw_spin_lock_irqsave") && lw_is_lock_name("rwsem_down_write_slowpath") &&
+           lw_is_lock_name("down_write_killable") && lw_is_lock_name("mutex_lock") &&
+           lw_is_lock_name("__traceiter_contention_begin") && lw_is_lock_name("schedule"),
+           "lock and scheduler functions are locking code by name");
+        ok(!lw_is_lock_name("try_to_wake_up") && !lw_is_lock_name("do_syscall_64") &&
+           !lw_is_lock_name("vm_mmap_pgoff"), "callers are not");
+
+        snprintf(path, sizeof path, "%s/tests/fixtures/kallsyms-lock.txt", srcdir);
+        buf = slurp(path, &len);
+        if (!buf || ksyms_parse(buf, len, &ks) < 0) {
+                free(buf);
+                ok(0, "fixture for the name-based callers");
+                return;
+        }
+        free(buf);
+        {
+                const uint64_t st[] = { 0xffffffff8226ec30 + 0x10e, 0xffffffff8226e690 + 0x3b,
+                                        0xffffffff813aea80 + 0x35,  0xffffffff813b4790 + 0x43c, 0, 0, 0, 0 };
+                const uint64_t nest[] = { 1, 2, 3, 0xffffffff82269460 + 0x10, 0xffffffff813e9840 + 0x8,
+                                          0xffffffff815d3980 + 0x20, 0, 0 };
+                lw_caller_name_by(fixture_sym, ks, st, LW_STACK_DEPTH, out, sizeof out);
+                is_str(out, "try_to_wake_up+0x43c", "named by the kernel: the same caller as with kallsyms");
+                lw_caller_name_by(fixture_sym, ks, nest, LW_STACK_DEPTH, out, sizeof out);
+                is_str(out, "vm_mmap_pgoff+0x20", "  mutex_lock and the tracepoint skipped by name");
+        }
+        ksyms_free(ks);
+}
+
 /* stack ids of the replayed map: 1 and 2 are two stacks with the same
  * caller, 3 another one */
 static int fixture_stack(void *userdata, int32_t id, uint64_t ips[LW_STACK_DEPTH])
@@ -206,7 +261,7 @@ static void test_runs(void)
         lw_snap_sort(&s2);
         is_int(lw_acc_fold(&acc, &s1), 0, "fold a boundary inside the run");
         is_int(lw_acc_fold(&acc, &s2), 0, "fold the stop");
-        is_int(lw_run_rows(&acc, &s2, ks, fixture_stack, NULL, &rows, &n, &lost), 0, "the run's rows");
+        is_int(lw_run_rows(&acc, &s2, ks, NULL, fixture_stack, NULL, &rows, &n, &lost), 0, "the run's rows");
         is_int(n, 3, "3 rows: stacks 1 and 2 merged under one caller");
         if (n == 3) {
                 is_str(rows[0].caller, "__x64_sys_mprotect+0x1b", "largest total first");
@@ -243,6 +298,7 @@ int main(void)
 
         test_types();
         test_callers(srcdir ? srcdir : ".");
+        test_by_name(srcdir ? srcdir : ".");
         test_runs();
         printf("1..%d\n", tap_n);
         return tap_failed ? 1 : 0;
