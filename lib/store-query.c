@@ -220,7 +220,7 @@ static int series_end(struct store *s, sqlite3_stmt *st, int r, struct series_po
 
 /* One cpu_sample row's value for the filter: the total column for the
  * whole machine when every CPU was counted, else the blob decoded. */
-static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const int *node, int nnode,
+static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const int *node, int nnode, bool max,
                          int64_t *ret, bool *ret_nc)
 {
         struct packed_iter it;
@@ -249,6 +249,8 @@ static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const 
                         continue;
                 if (null)
                         nc = true;
+                else if (max)           /* lock_wait_max_ns: a node's is its CPUs' maximum */
+                        sum = MAX(sum, v);
                 else
                         sum = (int64_t)((uint64_t)sum + (uint64_t)v);
         }
@@ -299,7 +301,9 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
                 int64_t v;
                 bool nc;
 
-                r = cpu_row_value(st, f, arg, node, nnode, &v, &nc);
+                r = cpu_row_value(st, f, arg, node, nnode,
+                                  store_metric_by_rowid(s, mid) >= 0 && metric_table[store_metric_by_rowid(s, mid)].max,
+                                  &v, &nc);
                 if (r < 0) {
                         snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick time %lld",
                                  (long long)sqlite3_column_int64(st, 0));
