@@ -115,6 +115,37 @@ else:
 EOF
 done
 
+# --- 3. the programs' own time in the kernel on the storm, measured by
+# the kernel (kernel.bpf_stats_enabled, set for this part only) ---
+if command -v bpftool >/dev/null && [ -w /proc/sys/kernel/bpf_stats_enabled ]; then
+        old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+        start_daemon "$tmp/bpf.conf"
+        echo 1 >/proc/sys/kernel/bpf_stats_enabled
+        bpftool -j prog show >"$tmp/p0.json"
+        t0=$(date +%s%N)
+        "$top_builddir/tests/wl-mmapstorm" 4 3 >/dev/null
+        t1=$(date +%s%N)
+        bpftool -j prog show >"$tmp/p1.json"
+        echo "$old" >/proc/sys/kernel/bpf_stats_enabled
+        stop_observer
+        python3 - "$tmp/p0.json" "$tmp/p1.json" "$((t1 - t0))" "$(nproc)" <<'EOF2'
+import json, sys
+def stats(path):
+    return {p['name']: (p.get('run_time_ns', 0), p.get('run_cnt', 0)) for p in json.load(open(path))
+            if p.get('name') in ('lw_begin', 'lw_end')}
+a, b = stats(sys.argv[1]), stats(sys.argv[2])
+wall, ncpu = int(sys.argv[3]), int(sys.argv[4])
+tot = 0
+for n in ('lw_begin', 'lw_end'):
+    if n in a and n in b:
+        dt, dc = b[n][0] - a[n][0], b[n][1] - a[n][1]
+        tot += dt
+        print(f"    {n}: {dc} runs, {dt / dc if dc else 0:.0f} ns each")
+print(f"  BPF time in the kernel during the storm: {tot / 1e6:.2f} ms in {wall / 1e9:.2f} s on {ncpu} CPUs = "
+      f"{tot / (wall * ncpu) * 100:.3f}% of the machine (the part of sm-bpf's cost that is BPF's own)")
+EOF2
+fi
+
 # --- 2. per-tick cost at 1024 simulated CPUs ---
 cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 ticks() { sqlite3 -readonly -batch -noheader "$tmp/db" "SELECT count(*) FROM tick" 2>/dev/null || echo 0; }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "locks.h"
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
@@ -202,6 +203,21 @@ static int explain_vars(const struct rrun *runs, const size_t *idx, size_t n, st
                         }
                 }
         }
+        /* lock wait hook: the share of CPU time waited for kernel locks */
+        if (nv == cap) {
+                struct var *p = realloc(v, (cap + 1) * sizeof *v);
+                if (!p)
+                        goto oom;
+                v = p;
+        }
+        v[nv].x = calloc(n, sizeof *v[nv].x);
+        if (!v[nv].x)
+                goto oom;
+        snprintf(v[nv].name, sizeof v[nv].name, "lock wait share of CPU time");
+        for (size_t i = 0; i < n; i++)
+                if (!locks_share(&runs[idx[i]], LEVEL_SYSTEM, 0, &v[nv].x[i]))
+                        v[nv].x[i] = NAN;
+        nv++;
         *ret = v;
         *ret_n = nv;
         return 0;
@@ -518,6 +534,8 @@ int report_groups(struct rrun *runs, size_t n, const struct group_opts *go, json
                                 json_object_set_new(g[k].json, "vs_baseline", json_incref(json_object_get(c, "scores")));
                                 json_object_set_new(g[k].json, "times_vs_baseline", json_incref(json_object_get(c, "times")));
                                 json_object_set_new(g[k].json, "metrics_vs_baseline", json_incref(json_object_get(c, "metrics")));
+                                json_object_set_new(g[k].json, "locks_vs_baseline",      /* lock wait hook */
+                                                    locks_compare_json(runs, g[k].idx, g[k].n, g[b].idx, g[b].n));
                                 json_decref(c);
                         }
                 }
@@ -689,6 +707,7 @@ void report_print_groups(json_t *groups, json_t *all, const struct group_opts *g
                                         printf("  %-26s %10s  (%s/s vs 0)\n", json_string_value(json_object_get(m, "metric")),
                                                "new", a);
                         }
+                        locks_print_compare(json_object_get(g, "locks_vs_baseline"));  /* lock wait hook */
                 }
                 if (json_array_size(json_object_get(g, "explain"))) {
                         if (!header)

@@ -242,6 +242,73 @@ void locks_add_json(const struct rrun *r, enum per per, json_t *run)
         json_object_set_new(run, "lock_wait_share", sh);
 }
 
+static int cmp_change(const void *a, const void *b)
+{
+        double x = json_real_value(json_object_get(*(json_t *const *)a, "sort")),
+               y = json_real_value(json_object_get(*(json_t *const *)b, "sort"));
+        return x > y ? -1 : x < y;
+}
+
+json_t *locks_compare_json(const struct rrun *runs, const size_t *gidx, size_t gn, const size_t *bidx, size_t bn)
+{
+        json_t *g = locks_group_json(runs, gidx, gn), *b = locks_group_json(runs, bidx, bn), *out = json_array(), *v;
+        json_t **rows;
+        const char *key;
+        size_t n = 0, cap = json_object_size(g) + json_object_size(b) + 1;
+
+        rows = calloc(cap, sizeof *rows);
+        for (int pass = 0; rows && pass < 2; pass++)
+                json_object_foreach(pass ? b : g, key, v) {
+                        json_t *gv = json_object_get(g, key), *bv = json_object_get(b, key);
+                        double x = gv ? json_real_value(gv) : 0, y = bv ? json_real_value(bv) : 0;
+                        char caller[160];
+                        const char *sp = strrchr(key, ' ');
+                        json_t *o;
+
+                        if (pass && gv)
+                                continue;       /* seen in the first pass */
+                        snprintf(caller, sizeof caller, "%.*s", sp ? (int)(sp - key) : (int)strlen(key), key);
+                        o = json_pack("{s:s,s:s,s:f,s:f,s:o,s:f}", "caller", caller, "type", sp ? sp + 1 : "",
+                                      "total_wait_ns", x, "baseline_total_wait_ns", y, "change_pct",
+                                      y > 0 ? json_real((x / y - 1) * 100) : json_null(), "sort", x - y);
+                        rows[n++] = o;
+                }
+        if (n > 1)
+                qsort(rows, n, sizeof *rows, cmp_change);
+        for (size_t i = 0; i < n; i++) {
+                json_object_del(rows[i], "sort");
+                json_array_append_new(out, rows[i]);
+        }
+        free(rows);
+        json_decref(g);
+        json_decref(b);
+        return out;
+}
+
+void locks_print_compare(json_t *rows)
+{
+        size_t i;
+        json_t *r;
+
+        json_array_foreach(rows, i, r) {
+                char a[32], b[32];
+                double x = json_real_value(json_object_get(r, "total_wait_ns")),
+                       y = json_real_value(json_object_get(r, "baseline_total_wait_ns"));
+                if (i >= 5 || x <= y)
+                        break;          /* the locks that got worse, the most first */
+                if (i == 0)
+                        printf("  locks that got worse (mean total wait per run):\n");
+                fmt_ns(x, a, sizeof a);
+                fmt_ns(y, b, sizeof b);
+                if (y > 0)
+                        printf("    %-8s %-36s %+9.1f%%  (%s vs %s)\n", json_string_value(json_object_get(r, "type")),
+                               json_string_value(json_object_get(r, "caller")), (x / y - 1) * 100, a, b);
+                else
+                        printf("    %-8s %-36s %10s  (%s vs none)\n", json_string_value(json_object_get(r, "type")),
+                               json_string_value(json_object_get(r, "caller")), "new", a);
+        }
+}
+
 json_t *locks_group_json(const struct rrun *runs, const size_t *idx, size_t n)
 {
         json_t *o = json_object();

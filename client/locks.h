@@ -33,5 +33,10 @@ void locks_add_json(const struct rrun *r, enum per per, json_t *run);
 /* For --group-by: mean total wait per run of each (caller, type) over
  * the runs in idx[0..n), as {"CALLER TYPE": ns}. */
 json_t *locks_group_json(const struct rrun *runs, const size_t *idx, size_t n);
+/* Group g against its baseline b: [{"caller", "type", "total_wait_ns",
+ * "baseline_total_wait_ns", "change_pct"}] (means per run), the largest
+ * increase first; and its lines in the table output (those that grew). */
+json_t *locks_compare_json(const struct rrun *runs, const size_t *gidx, size_t gn, const size_t *bidx, size_t bn);
+void locks_print_compare(json_t *rows);
 
 #endif

@@ -744,6 +744,7 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                                 json_object_del(o, "runs");
                                 json_object_del(o, "metrics");
                                 json_object_del(o, "metrics_vs_baseline");
+                                json_object_del(o, "locks_vs_baseline");
                                 json_object_del(o, "explain");
                         }
                         r = output_csv(groups);
