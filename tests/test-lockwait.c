@@ -8,10 +8,17 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sqlite3.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cpumap.h"
 #include "lockwait-decode.h"
+#include "macro.h"
 #include "metric.h"
+#include "runs.h"
+#include "store-locks.h"
+#include "store.h"
 #include "tap.h"
 
 static char *slurp(const char *path, size_t *len)
@@ -292,6 +299,143 @@ static void test_runs(void)
         ksyms_free(ks);
 }
 
+/* lock_wait_max_ns is a maximum: a tick's total over CPUs, a run's value
+ * per CPU, its node and system values and a rollup of ticks all combine by
+ * max; and a run's locks go through run_lock and back. */
+static void test_max_storage(void)
+{
+        char dir[] = "/tmp/test-lockwait.XXXXXX", db[256], *err = NULL;
+        struct store *w = NULL;
+        const int64_t S = 1000000000LL, t0 = 1796031478LL * S;
+        int64_t tick[3], cursor = -1, v;
+        const int64_t mx[3][2] = { { 5, 1 }, { 2, 9 }, { 7, 3 } };
+        bool avail[_M_MAX];
+        char *why[_M_MAX] = { 0 };
+        double scale[_M_MAX], out[2];
+        size_t merged = 0;
+
+        if (!mkdtemp(dir)) {
+                ok(0, "temporary directory");
+                return;
+        }
+        snprintf(db, sizeof db, "%s/t.db", dir);
+        is_int(store_open(db, STORE_WRITE, &w, &err), 0, "create a database");
+        if (!w)
+                return;
+        for (int i = 0; i < _M_MAX; i++) {
+                avail[i] = true;
+                scale[i] = 1;
+        }
+        store_metrics_sync(w, avail, why, scale);
+        store_begin(w);
+        for (int i = 0; i < 3; i++) {
+                store_add_tick(w, t0 + i * S, S, &tick[i]);
+                store_add_cpu_values(w, tick[i], M_LOCK_WAIT_MAX_NS, mx[i], NULL, 2);
+                store_add_cpu_values(w, tick[i], M_LOCK_WAIT_NS, mx[i], NULL, 2);
+        }
+        is_int(store_commit(w), 0, "three ticks of lock_wait_max_ns and lock_wait_ns");
+        is_int(store_cpu_max(w, M_LOCK_WAIT_MAX_NS, tick[0] - 1, tick[2], out, 2), 0, "the run's per-CPU maxima");
+        ok(out[0] == 7 && out[1] == 9, "  are 7 and 9 (got %g, %g)", out[0], out[1]);
+        is_int(store_cpu_max(w, M_LOCK_WAIT_MAX_NS, tick[0], tick[1], out, 2), 0, "over the second tick only");
+        ok(out[0] == 2 && out[1] == 9, "  2 and 9 (got %g, %g)", out[0], out[1]);
+
+        {
+                struct cpumap map = { .ncpus = 2, .nnodes = 1 };
+                int node[2] = { 0, 0 };
+                bool online[2] = { true, true }, has_node[1] = { true }, metrics[_M_MAX] = { false };
+                double vals[_M_MAX * 2] = { 0 };
+                struct store_total *t = NULL;
+                size_t n = 0;
+                double node_max = -1, sys_max = -1, node_sum = -1;
+
+                map.node = node;
+                map.online = online;
+                map.has_node = has_node;
+                metrics[M_LOCK_WAIT_MAX_NS] = metrics[M_LOCK_WAIT_NS] = true;
+                vals[M_LOCK_WAIT_MAX_NS * 2] = 7;
+                vals[M_LOCK_WAIT_MAX_NS * 2 + 1] = 9;
+                vals[M_LOCK_WAIT_NS * 2] = 14;
+                vals[M_LOCK_WAIT_NS * 2 + 1] = 13;
+                is_int(runs_build_totals(vals, 2, &map, online, metrics, &t, &n), 0, "a run's totals");
+                for (size_t i = 0; i < n; i++) {
+                        if (streq(t[i].metric, "lock_wait_max_ns") && t[i].level == LEVEL_NODE)
+                                node_max = t[i].value;
+                        if (streq(t[i].metric, "lock_wait_max_ns") && t[i].level == LEVEL_SYSTEM)
+                                sys_max = t[i].value;
+                        if (streq(t[i].metric, "lock_wait_ns") && t[i].level == LEVEL_NODE)
+                                node_sum = t[i].value;
+                }
+                ok(node_max == 9 && sys_max == 9, "  lock_wait_max_ns: node and system are the CPUs' max (9)");
+                ok(node_sum == 27, "  lock_wait_ns: the node's is their sum (27)");
+                free(t);
+        }
+
+        is_int(store_rollup_step(w, t0 + 10 * S, 60 * S, 100, &cursor, &merged), 1, "roll the three ticks up");
+        is_int(store_cpu_max(w, M_LOCK_WAIT_MAX_NS, 0, tick[2], out, 2), 0, "the rollup's per-CPU values");
+        ok(out[0] == 7 && out[1] == 9, "  are the maxima 7 and 9, not sums (got %g, %g)", out[0], out[1]);
+        {
+                int64_t total = -1;
+                sqlite3 *h;
+                sqlite3_stmt *st;
+                if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+                    sqlite3_prepare_v2(h, "SELECT c.total FROM cpu_sample c JOIN metric m ON m.id = c.metric "
+                                          "WHERE m.name = 'lock_wait_max_ns'", -1, &st, NULL) == SQLITE_OK) {
+                        if (sqlite3_step(st) == SQLITE_ROW)
+                                total = sqlite3_column_int64(st, 0);
+                        sqlite3_finalize(st);
+                }
+                sqlite3_close(h);
+                is_int(total, 9, "  and its total over CPUs is their max");
+        }
+
+        {
+                struct store_lock in[2] = { { "__x64_sys_mprotect+0x1b", "rwsem:W", 440, 1340000000, 21670000, 1000 },
+                                            { "up_read+0x94", "spinlock", 221, 1380000, 19210, 300 } };
+                struct store_lock_lost lost = { .known = true, .untimed = 1, .unattributed = 2, .unattributed_ns = 3 },
+                                       got_lost;
+                struct store_lock *got = NULL;
+                struct run_new rn = { .name = "r", .host = 0, .start = t0, .start_tick = tick[0] };
+                struct host_info h = { .machine_id = "0123456789abcdef", .hostname = "box", .kernel = "6.18",
+                                       .cpu_model = "x", .ncpus = 2, .nnodes = 1 };
+                int64_t host = 0, id = 0;
+                size_t n = 0;
+
+                store_host_update(w, &h, t0, &host);
+                rn.host = host;
+                is_int(store_run_insert(w, &rn, &id), 0, "a run");
+                is_int(store_run_locks_put(w, id, in, 2, &lost), 0, "its locks written");
+                is_int(store_run_locks_get(w, id, &got, &n, &got_lost), 0, "and read back");
+                is_int(n, 2, "  two rows");
+                if (n == 2) {
+                        is_str(got[0].caller, "__x64_sys_mprotect+0x1b", "  largest total first");
+                        is_int(got[0].contended, 440, "  contended");
+                        is_int(got[1].max_wait_ns, 19210, "  max");
+                }
+                ok(got_lost.known && got_lost.untimed == 1 && got_lost.unattributed == 2 &&
+                   got_lost.unattributed_ns == 3, "  and what was lost");
+                free(got);
+                {
+                        struct run_end re = { .status = "done", .end = t0 + 3 * S, .end_tick = tick[2], .length_ns = -1 };
+                        store_run_finish(w, id, &re);
+                }
+                is_int(store_run_delete(w, "r"), 0, "the run deleted");
+                is_int(store_run_locks_get(w, id, &got, &n, &got_lost), 0, "its locks");
+                ok(n == 0 && !got_lost.known, "  went with it");
+                free(got);
+        }
+        (void)v;
+        store_close(w);
+        unlink(db);
+        {
+                char p2[300];
+                snprintf(p2, sizeof p2, "%s-wal", db);
+                unlink(p2);
+                snprintf(p2, sizeof p2, "%s-shm", db);
+                unlink(p2);
+        }
+        rmdir(dir);
+}
+
 int main(void)
 {
         const char *srcdir = getenv("srcdir");
@@ -300,6 +444,7 @@ int main(void)
         test_callers(srcdir ? srcdir : ".");
         test_by_name(srcdir ? srcdir : ".");
         test_runs();
+        test_max_storage();
         printf("1..%d\n", tap_n);
         return tap_failed ? 1 : 0;
 }
