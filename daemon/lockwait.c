@@ -10,8 +10,8 @@
  * /proc/kallsyms is opened once, at load, and kept: its addresses are
  * shown only to a reader that had CAP_SYSLOG when it opened the file (or
  * with kernel.perf_event_paranoid <= 1), and the symbols are read again
- * through the same file at every run stop, so that a caller in a module
- * loaded since is still named.  Without them (scalemon.service has no
+ * through the same file at a run stop that meets an address they do not
+ * cover, so that a caller in a module loaded since is still named.  Without them (scalemon.service has no
  * CAP_SYSLOG) callers are named by the kernel itself, through the BPF
  * program lw_symbolize, and locking code is told by name
  * (lockwait-decode.h).
@@ -376,6 +376,23 @@ static int stack_of(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH
         return bpf_map_lookup_elem(bpf_map__fd(lw->skel->maps.stacks), &id, ips) < 0 ? -ENOENT : 0;
 }
 
+/* Does a frame of the map fall outside the symbols read so far (a module
+ * loaded since start)?  Reading /proc/kallsyms again costs a few hundred
+ * milliseconds, so only then: no kernel function is 1 MiB long, and an
+ * address that far past its symbol is in code that symbol does not cover. */
+static bool needs_symbols(struct lockwait *lw, const struct lw_snap *s)
+{
+        for (size_t i = 0; i < s->n; i++) {
+                uint64_t ips[LW_STACK_DEPTH], off;
+                if (s->e[i].key.stackid < 0 || stack_of(lw, s->e[i].key.stackid, ips) < 0)
+                        continue;
+                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
+                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20))
+                                return true;
+        }
+        return false;
+}
+
 int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
 {
         struct lockwait *lw = run->lw;
@@ -383,7 +400,7 @@ int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret
         int r = lw ? boundary(lw, &end) : -ESTALE;
 
         if (r >= 0) {
-                if (lw->kallsyms_fd >= 0)
+                if (lw->ks && lw->kallsyms_fd >= 0 && needs_symbols(lw, &end))
                         (void)read_kallsyms(lw);        /* modules loaded since; the old symbols otherwise */
                 r = lw_run_rows(&run->acc, &end, lw->ks, symbolize, stack_of, lw, ret, ret_n, ret_lost);
                 lw_snap_clear(&end);
@@ -425,6 +442,23 @@ void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_
 int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
 {
         return -EOPNOTSUPP;
+}
+
+/* Does a frame of the map fall outside the symbols read so far (a module
+ * loaded since start)?  Reading /proc/kallsyms again costs a few hundred
+ * milliseconds, so only then: no kernel function is 1 MiB long, and an
+ * address that far past its symbol is in code that symbol does not cover. */
+static bool needs_symbols(struct lockwait *lw, const struct lw_snap *s)
+{
+        for (size_t i = 0; i < s->n; i++) {
+                uint64_t ips[LW_STACK_DEPTH], off;
+                if (s->e[i].key.stackid < 0 || stack_of(lw, s->e[i].key.stackid, ips) < 0)
+                        continue;
+                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
+                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20))
+                                return true;
+        }
+        return false;
 }
 
 int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
