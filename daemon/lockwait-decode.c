@@ -351,31 +351,34 @@ static const struct lw_entry *find(const struct lw_entry *v, size_t n, const str
 
 int lw_acc_fold(struct lw_acc *acc, const struct lw_snap *s)
 {
+        size_t nold = acc->nmm;
+
         for (size_t i = 0; i < s->n; i++) {
                 const struct lw_entry *e = &s->e[i];
                 struct lw_entry *m;
 
                 if (e->val.epoch != s->epoch || e->val.count == 0)
                         continue;       /* no wait on this key since the last boundary */
-                m = (struct lw_entry *)find(acc->mm, acc->nmm, &e->key);
-                if (!m) {
-                        if (acc->nmm == acc->capmm) {
-                                size_t cap = acc->capmm ? acc->capmm * 2 : 64;
-                                struct lw_entry *t = realloc(acc->mm, cap * sizeof *t);
-                                if (!t)
-                                        return -ENOMEM;
-                                acc->mm = t;
-                                acc->capmm = cap;
-                        }
-                        m = &acc->mm[acc->nmm++];
-                        *m = (struct lw_entry){ .key = e->key, .val = { .max_ns = e->val.max_ns,
-                                                                       .min_ns = e->val.min_ns } };
-                        qsort(acc->mm, acc->nmm, sizeof *acc->mm, entry_cmp);
+                m = (struct lw_entry *)find(acc->mm, nold, &e->key);    /* the sorted part */
+                if (m) {
+                        m->val.max_ns = MAX(m->val.max_ns, e->val.max_ns);
+                        m->val.min_ns = MIN(m->val.min_ns, e->val.min_ns);
                         continue;
                 }
-                m->val.max_ns = MAX(m->val.max_ns, e->val.max_ns);
-                m->val.min_ns = MIN(m->val.min_ns, e->val.min_ns);
+                if (acc->nmm == acc->capmm) {
+                        size_t cap = acc->capmm ? acc->capmm * 2 : 64;
+                        struct lw_entry *t = realloc(acc->mm, cap * sizeof *t);
+                        if (!t)
+                                return -ENOMEM;
+                        acc->mm = t;
+                        acc->capmm = cap;
+                }
+                /* s has each key once: appended, sorted in once below */
+                acc->mm[acc->nmm++] = (struct lw_entry){ .key = e->key, .val = { .max_ns = e->val.max_ns,
+                                                                                 .min_ns = e->val.min_ns } };
         }
+        if (acc->nmm > nold)
+                qsort(acc->mm, acc->nmm, sizeof *acc->mm, entry_cmp);
         return 0;
 }
 
@@ -401,8 +404,8 @@ static uint64_t sub0(uint64_t a, uint64_t b)
         return a >= b ? a - b : 0;
 }
 
-int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struct ksyms *ks, lw_sym_fn sym,
-                lw_stack_fn stack, void *userdata, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, lw_caller_fn caller, void *userdata,
+                struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
 {
         _cleanup_free_ struct lw_row *rows = NULL;
         size_t n = 0;
@@ -416,19 +419,13 @@ int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struc
                 const struct lw_entry *e = &end->e[i], *s = find(acc->start.e, acc->start.n, &e->key);
                 const struct lw_entry *m = find(acc->mm, acc->nmm, &e->key);
                 uint64_t cnt = sub0(e->val.count, s ? s->val.count : 0);
-                uint64_t ips[LW_STACK_DEPTH] = { 0 };
                 struct lw_row r = { 0 };
                 char lb[24];
                 size_t j;
 
                 if (cnt == 0)
                         continue;
-                if (e->key.stackid < 0 || !stack || stack(userdata, e->key.stackid, ips) < 0)
-                        ips[0] = 0;
-                if (ks || !sym)
-                        lw_caller_name(ks, ips, LW_STACK_DEPTH, r.caller, sizeof r.caller);
-                else
-                        lw_caller_name_by(sym, userdata, ips, LW_STACK_DEPTH, r.caller, sizeof r.caller);
+                caller(userdata, e->key.stackid, r.caller, sizeof r.caller);
                 snprintf(r.type, sizeof r.type, "%s", lw_flags_label(e->key.flags, lb, sizeof lb));
                 r.contended = cnt;
                 r.total_ns = sub0(e->val.total_ns, s ? s->val.total_ns : 0);

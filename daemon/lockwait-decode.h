@@ -96,13 +96,13 @@ struct lw_lost {
         uint64_t unattributed;  /* timed waits missing from the table: the per-caller map was full */
         uint64_t unattributed_ns;
 };
-/* Resolve a stack id to frames (NULL frames: unknown); lockwait.c reads
- * the stack map, the tests a fixture. */
-typedef int (*lw_stack_fn)(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH]);
+/* The caller of stack id stackid (-1: not kept) as lw_caller_name()
+ * gives it: lockwait.c reads the stack map and keeps what it named (a
+ * stack id always means the same stack), the tests use a fixture. */
+typedef void (*lw_caller_fn)(void *userdata, int32_t stackid, char *buf, size_t size);
 /* The run's rows: end - acc->start for counts and totals, acc's folded
- * max/min, callers symbolized with ks (or, if ks is NULL, with sym),
- * merged, largest total first. */
-int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, const struct ksyms *ks, lw_sym_fn sym,
-                lw_stack_fn stack, void *userdata, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost);
+ * max/min, callers named by caller(), merged, largest total first. */
+int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, lw_caller_fn caller, void *userdata,
+                struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost);
 
 #endif

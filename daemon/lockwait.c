@@ -11,7 +11,9 @@
  * shown only to a reader that had CAP_SYSLOG when it opened the file (or
  * with kernel.perf_event_paranoid <= 1), and the symbols are read again
  * through the same file at a run stop that meets an address they do not
- * cover, so that a caller in a module loaded since is still named.  Without them (scalemon.service has no
+ * cover, so that a caller in a module loaded since is still named.  Each
+ * stack's caller is named once and kept: a stack id never changes its
+ * stack (the stack map is never emptied).  Without them (scalemon.service has no
  * CAP_SYSLOG) callers are named by the kernel itself, through the BPF
  * program lw_symbolize, and locking code is told by name
  * (lockwait-decode.h).
@@ -53,6 +55,10 @@ struct lockwait {
         int kallsyms_fd;                /* kept: see the top of the file */
         struct ksyms *ks;               /* NULL: addresses hidden */
         struct lockwait_run *runs;      /* open runs */
+        char (*caller)[128];            /* [stack map size]: each stack's caller, once named ... */
+        bool *named;                    /* ... (a stack id always means the same stack) */
+        uint32_t nstacks;
+        bool reread;                    /* /proc/kallsyms read again at this run stop */
 };
 
 static char libbpf_msg[256];            /* libbpf's last warning, for the reason */
@@ -184,6 +190,14 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
                 *ret_why = why_load(r);
                 goto fail;
         }
+        lw->nstacks = bpf_map__max_entries(lw->skel->maps.stacks);
+        lw->caller = calloc(lw->nstacks, sizeof *lw->caller);
+        lw->named = calloc(lw->nstacks, sizeof *lw->named);
+        if (!lw->caller || !lw->named) {
+                r = -ENOMEM;
+                *ret_why = strdup("out of memory");
+                goto fail;
+        }
         lw->map_len = ((size_t)lw->nslots * sizeof(struct lw_cpu) + (size_t)page - 1) / (size_t)page * (size_t)page;
         lw->slot = mmap(NULL, lw->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
                         bpf_map__fd(lw->skel->maps.cpu_stat), 0);
@@ -230,6 +244,8 @@ struct lockwait *lockwait_free(struct lockwait *lw)
         if (lw->kallsyms_fd >= 0)
                 close(lw->kallsyms_fd);
         ksyms_free(lw->ks);
+        free(lw->caller);
+        free(lw->named);
         free(lw);
         return NULL;
 }
@@ -258,31 +274,91 @@ void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_
 
 /* ---- runs ---- */
 
-static int read_snap(struct lockwait *lw, struct lw_snap *ret)
+static int snap_grow(struct lw_snap *s, size_t *cap, size_t want)
+{
+        struct lw_entry *t;
+
+        if (want <= *cap)
+                return 0;
+        t = realloc(s->e, want * sizeof *t);
+        if (!t)
+                return -ENOMEM;
+        s->e = t;
+        *cap = want;
+        return 0;
+}
+
+/* The whole per-caller map: in batches of up to 4096 entries (one system
+ * call each), or key by key where the kernel has no batch lookup. */
+static int read_callers(struct lockwait *lw, struct lw_snap *s, size_t *cap)
 {
         int fd = bpf_map__fd(lw->skel->maps.callers);
-        struct lw_snap s = { 0 };
-        struct lw_caller_key k, next;
-        size_t cap = 0;
+        struct lw_caller_key *keys = NULL, k, next;
+        struct lw_caller_val *vals = NULL;
+        uint32_t batch = 0, count;
         void *prev = NULL;
+        bool first = true;
+        int r = 0;
+
+        keys = calloc(4096, sizeof *keys);
+        vals = calloc(4096, sizeof *vals);
+        if (!keys || !vals) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (;;) {
+                LIBBPF_OPTS(bpf_map_batch_opts, opts);
+                count = 4096;
+                r = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &opts);
+                if (r < 0 && errno != ENOENT) {
+                        r = -errno;
+                        break;
+                }
+                if (snap_grow(s, cap, s->n + count) < 0) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (uint32_t i = 0; i < count; i++)
+                        s->e[s->n++] = (struct lw_entry){ .key = keys[i], .val = vals[i] };
+                first = false;
+                if (r < 0) {            /* ENOENT: that was the last batch */
+                        r = 0;
+                        goto out;
+                }
+        }
+        if (r != -EINVAL && r != -ENOTSUP && r != -EOPNOTSUPP)
+                goto out;
+        /* no batch lookup for hash maps here: key by key */
+        s->n = 0;
+        r = 0;
+        while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+                if (snap_grow(s, cap, s->n < *cap ? *cap : (*cap ? *cap * 2 : 256)) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                s->e[s->n].key = next;
+                if (bpf_map_lookup_elem(fd, &next, &s->e[s->n].val) == 0)
+                        s->n++;
+                k = next;
+                prev = &k;
+        }
+out:
+        free(keys);
+        free(vals);
+        return r;
+}
+
+static int read_snap(struct lockwait *lw, struct lw_snap *ret)
+{
+        struct lw_snap s = { 0 };
+        size_t cap = 0;
         int r;
 
         s.epoch = __atomic_load_n(&lw->skel->bss->epoch, __ATOMIC_RELAXED);
-        while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-                if (s.n == cap) {
-                        struct lw_entry *t = realloc(s.e, (cap = cap ? cap * 2 : 256) * sizeof *t);
-                        if (!t) {
-                                free(s.e);
-                                return -ENOMEM;
-                        }
-                        s.e = t;
-                }
-                s.e[s.n].key = next;
-                r = bpf_map_lookup_elem(fd, &next, &s.e[s.n].val);
-                if (r == 0)
-                        s.n++;
-                k = next;
-                prev = &k;
+        r = read_callers(lw, &s, &cap);
+        if (r < 0) {
+                free(s.e);
+                return r;
         }
         for (int c = 0; c < lw->ncpus; c++) {
                 s.lost_task += __atomic_load_n(&lw->slot[c].lost_task, __ATOMIC_RELAXED);
@@ -376,21 +452,36 @@ static int stack_of(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH
         return bpf_map_lookup_elem(bpf_map__fd(lw->skel->maps.stacks), &id, ips) < 0 ? -ENOENT : 0;
 }
 
-/* Does a frame of the map fall outside the symbols read so far (a module
- * loaded since start)?  Reading /proc/kallsyms again costs a few hundred
- * milliseconds, so only then: no kernel function is 1 MiB long, and an
- * address that far past its symbol is in code that symbol does not cover. */
-static bool needs_symbols(struct lockwait *lw, const struct lw_snap *s)
+/* A stack's caller, named once.  With kallsyms' addresses, a frame that
+ * falls outside the symbols read so far (a module loaded since start: no
+ * kernel function is 1 MiB long) has /proc/kallsyms read again, once per
+ * run stop: reading it costs a few hundred milliseconds. */
+static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
 {
-        for (size_t i = 0; i < s->n; i++) {
-                uint64_t ips[LW_STACK_DEPTH], off;
-                if (s->e[i].key.stackid < 0 || stack_of(lw, s->e[i].key.stackid, ips) < 0)
-                        continue;
-                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
-                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20))
-                                return true;
+        struct lockwait *lw = userdata;
+        uint64_t ips[LW_STACK_DEPTH] = { 0 }, off;
+
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && lw->named[stackid]) {
+                snprintf(buf, size, "%s", lw->caller[stackid]);
+                return;
         }
-        return false;
+        if (stackid < 0 || stack_of(lw, stackid, ips) < 0)
+                ips[0] = 0;
+        if (lw->ks && lw->kallsyms_fd >= 0 && !lw->reread)
+                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
+                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20)) {
+                                lw->reread = true;
+                                (void)read_kallsyms(lw);
+                                break;
+                        }
+        if (lw->ks)
+                lw_caller_name(lw->ks, ips, LW_STACK_DEPTH, buf, size);
+        else
+                lw_caller_name_by(symbolize, lw, ips, LW_STACK_DEPTH, buf, size);
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && ips[0] && !startswith(buf, "0x")) {
+                snprintf(lw->caller[stackid], sizeof lw->caller[stackid], "%s", buf);
+                lw->named[stackid] = true;
+        }
 }
 
 int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
@@ -400,9 +491,8 @@ int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret
         int r = lw ? boundary(lw, &end) : -ESTALE;
 
         if (r >= 0) {
-                if (lw->ks && lw->kallsyms_fd >= 0 && needs_symbols(lw, &end))
-                        (void)read_kallsyms(lw);        /* modules loaded since; the old symbols otherwise */
-                r = lw_run_rows(&run->acc, &end, lw->ks, symbolize, stack_of, lw, ret, ret_n, ret_lost);
+                lw->reread = false;
+                r = lw_run_rows(&run->acc, &end, caller_of, lw, ret, ret_n, ret_lost);
                 lw_snap_clear(&end);
         }
         lockwait_run_free(run);
@@ -444,21 +534,36 @@ int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
         return -EOPNOTSUPP;
 }
 
-/* Does a frame of the map fall outside the symbols read so far (a module
- * loaded since start)?  Reading /proc/kallsyms again costs a few hundred
- * milliseconds, so only then: no kernel function is 1 MiB long, and an
- * address that far past its symbol is in code that symbol does not cover. */
-static bool needs_symbols(struct lockwait *lw, const struct lw_snap *s)
+/* A stack's caller, named once.  With kallsyms' addresses, a frame that
+ * falls outside the symbols read so far (a module loaded since start: no
+ * kernel function is 1 MiB long) has /proc/kallsyms read again, once per
+ * run stop: reading it costs a few hundred milliseconds. */
+static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
 {
-        for (size_t i = 0; i < s->n; i++) {
-                uint64_t ips[LW_STACK_DEPTH], off;
-                if (s->e[i].key.stackid < 0 || stack_of(lw, s->e[i].key.stackid, ips) < 0)
-                        continue;
-                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
-                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20))
-                                return true;
+        struct lockwait *lw = userdata;
+        uint64_t ips[LW_STACK_DEPTH] = { 0 }, off;
+
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && lw->named[stackid]) {
+                snprintf(buf, size, "%s", lw->caller[stackid]);
+                return;
         }
-        return false;
+        if (stackid < 0 || stack_of(lw, stackid, ips) < 0)
+                ips[0] = 0;
+        if (lw->ks && lw->kallsyms_fd >= 0 && !lw->reread)
+                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
+                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20)) {
+                                lw->reread = true;
+                                (void)read_kallsyms(lw);
+                                break;
+                        }
+        if (lw->ks)
+                lw_caller_name(lw->ks, ips, LW_STACK_DEPTH, buf, size);
+        else
+                lw_caller_name_by(symbolize, lw, ips, LW_STACK_DEPTH, buf, size);
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && ips[0] && !startswith(buf, "0x")) {
+                snprintf(lw->caller[stackid], sizeof lw->caller[stackid], "%s", buf);
+                lw->named[stackid] = true;
+        }
 }
 
 int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)

@@ -224,6 +224,17 @@ static int fixture_stack(void *userdata, int32_t id, uint64_t ips[LW_STACK_DEPTH
         return 0;
 }
 
+static const struct ksyms *fixture_ks;
+
+static void fixture_caller(void *userdata, int32_t id, char *buf, size_t size)
+{
+        uint64_t ips[LW_STACK_DEPTH] = { 0 };
+
+        if (id < 0 || fixture_stack(userdata, id, ips) < 0)
+                ips[0] = 0;
+        lw_caller_name(fixture_ks, ips, LW_STACK_DEPTH, buf, size);
+}
+
 #define E(id, fl, cnt, tot, mx, mn, ep) { { (id), (fl) }, { (cnt), (tot), (mx), (mn), (ep) } }
 
 static void test_runs(void)
@@ -268,7 +279,8 @@ static void test_runs(void)
         lw_snap_sort(&s2);
         is_int(lw_acc_fold(&acc, &s1), 0, "fold a boundary inside the run");
         is_int(lw_acc_fold(&acc, &s2), 0, "fold the stop");
-        is_int(lw_run_rows(&acc, &s2, ks, NULL, fixture_stack, NULL, &rows, &n, &lost), 0, "the run's rows");
+        fixture_ks = ks;
+        is_int(lw_run_rows(&acc, &s2, fixture_caller, NULL, &rows, &n, &lost), 0, "the run's rows");
         is_int(n, 3, "3 rows: stacks 1 and 2 merged under one caller");
         if (n == 3) {
                 is_str(rows[0].caller, "__x64_sys_mprotect+0x1b", "largest total first");
