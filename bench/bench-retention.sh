@@ -24,6 +24,8 @@ pid=
 trap '[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid"; rm -rf "$tmp"' EXIT
 command -v sqlite3 >/dev/null || { echo "bench-retention: needs the sqlite3 command-line tool"; exit 0; }
 command -v python3 >/dev/null || { echo "bench-retention: needs python3"; exit 0; }
+grep -qa SCALEMON_TEST_REALTIME_OFFSET_FILE "$top_builddir/scalemond" ||
+        { echo "bench-retention: needs a build with the test seams (configure --enable-test-seams) for its clock offset"; exit 0; }
 [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
         { echo "bench-retention: needs root (or perf_event_paranoid <= 0) for per-CPU perf events"; exit 0; }
 

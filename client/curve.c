@@ -1,138 +1,93 @@
-/* curve.c - `scalemonctl curve --by TAG`: a scalability curve across runs.
- *
- * For each numeric value N of the tag (threads, vCPUs, ways): the mean
- * score with its min and max, the speedup over the smallest N (scaled by
- * that N, so a curve starting at 4 threads still reads as speedup over
- * one), the parallel efficiency, and each metric's rate per unit of score.
- * The Universal Scalability Law X(N) = lambda N / (1 + sigma (N-1) +
- * kappa N (N-1)) is fitted to the mean scores: sigma is contention, kappa
- * coherency, and sqrt((1 - sigma) / kappa) the N of peak throughput.
+/* curve.c - `scalemonctl curve --by TAG`: a scalability curve across runs,
+ * printed as a table, JSON or CSV.  The points and the USL fit come from
+ * analysis_curve() (analysis-curve.c).
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis.h"
+#include "output.h"
 #include "proto.h"
-#include "report.h"
-#include "stats.h"
+#include "selection.h"
+#include "verbs.h"
 
-struct point {
-        double n;
-        size_t nruns;
-        double mean, min, max;
-        double per_score[_M_MAX];       /* mean of metric rate / score */
-        bool has_per_score[_M_MAX];
-};
-
-static int cmp_point(const void *a, const void *b)
+static json_t *point_json(const struct curve_point *pt, const bool *shown)
 {
-        double x = ((const struct point *)a)->n, y = ((const struct point *)b)->n;
-        return x < y ? -1 : x > y;
+        json_t *ps = json_object();
+
+        for (int m = 0; m < _M_MAX; m++)
+                if (pt->has_per_score[m] && shown[m])
+                        json_object_set_new(ps, metric_table[m].name, json_real(pt->per_score[m]));
+        return json_pack("{s:o,s:I,s:f,s:o,s:o,s:f,s:f,s:o}", "n", json_number(pt->n), "runs", (json_int_t)pt->nruns,
+                         "mean", pt->mean, "min", json_number(pt->min), "max", json_number(pt->max), "speedup",
+                         pt->speedup, "efficiency", pt->efficiency, "per_score", ps);
 }
 
-static const char *tag_value(const struct rrun *r, const char *key)
+static json_t *usl_json(const struct curve_series *cs)
 {
-        for (size_t i = 0; i < r->d.ntags; i++)
-                if (streq(r->d.tags[i].key, key))
-                        return r->d.tags[i].value;
-        return NULL;
+        const struct usl *u = &cs->usl;
+        json_t *o;
+
+        if (!cs->has_usl)
+                return json_pack("{s:n,s:n,s:n,s:n,s:n,s:s}", "lambda", "sigma", "kappa", "peak_n", "r2", "why",
+                                 cs->npts < 3 ? "the USL needs at least 3 distinct values of N" : "the fit did not converge");
+        o = json_pack("{s:f,s:f,s:f,s:o,s:f}", "lambda", u->lambda, "sigma", u->sigma, "kappa", u->kappa, "peak_n",
+                      isfinite(u->peak_n) ? json_real(u->peak_n) : json_null(), "r2", u->r2);
+        if (!isfinite(u->peak_n))
+                json_object_set_new(o, "why", json_string("kappa is 0: no peak, throughput keeps rising"));
+        return o;
 }
 
-static bool numeric(const char *s, double *ret)
+static json_t *points_json(const struct curve_series *cs, const bool *shown)
 {
-        char *end;
-        if (!s)
-                return false;
-        errno = 0;
-        *ret = strtod(s, &end);
-        return !errno && end != s && !*end && isfinite(*ret) && *ret > 0;
+        json_t *a = json_array();
+
+        for (size_t k = 0; k < cs->npts; k++)
+                json_array_append_new(a, point_json(&cs->pts[k], shown));
+        return a;
 }
 
-/* The points of one series (runs whose series tag is value, or all). */
-static json_t *series_json(struct rrun *runs, size_t n, const char *by, const char *series, const char *value,
-                           const char *score, const bool *shown, struct point **ret_pts, size_t *ret_np,
-                           struct usl *ret_usl, bool *ret_has_usl)
+/* {"by", "score", "points", "usl"}, or with --series {"by", "series_by",
+ * "score", "series": [{"points", "usl", "value"}]}. */
+static json_t *curve_json(const struct curve_result *cr, const bool *shown)
 {
-        struct point *pts = calloc(n + 1, sizeof *pts);
-        size_t np = 0;
-        json_t *jp = json_array(), *o;
-        double *xn, *xx;
+        json_t *series;
 
-        for (size_t i = 0; pts && i < n; i++) {
-                const struct store_score *s = report_find_score(&runs[i].d, score);
-                const char *sv = series ? tag_value(&runs[i], series) : NULL;
-                double nv;
-                size_t k;
-                if (!s || !numeric(tag_value(&runs[i], by), &nv))
-                        continue;
-                if (series && (!sv || !streq(sv, value)))
-                        continue;
-                for (k = 0; k < np && pts[k].n != nv; k++)
-                        ;
-                if (k == np) {
-                        pts[np].n = nv;
-                        pts[np].min = INFINITY;
-                        pts[np].max = -INFINITY;
-                        np++;
+        if (!cr->series_by)
+                return json_pack("{s:s,s:s,s:o,s:o}", "by", cr->by, "score", cr->score, "points",
+                                 points_json(&cr->series[0], shown), "usl", usl_json(&cr->series[0]));
+        series = json_array();
+        for (size_t j = 0; j < cr->nseries; j++)
+                json_array_append_new(series, json_pack("{s:o,s:o,s:s}", "points", points_json(&cr->series[j], shown),
+                                                        "usl", usl_json(&cr->series[j]), "value", cr->series[j].value));
+        return json_pack("{s:s,s:s,s:s,s:o}", "by", cr->by, "series_by", cr->series_by, "score", cr->score, "series",
+                         series);
+}
+
+/* One row per point, with its series. */
+static json_t *curve_csv(const struct curve_result *cr, const bool *shown)
+{
+        json_t *rows = json_array();
+
+        for (size_t j = 0; j < cr->nseries; j++)
+                for (size_t k = 0; k < cr->series[j].npts; k++) {
+                        json_t *row = point_json(&cr->series[j].pts[k], shown);
+                        if (cr->series_by)
+                                json_object_set_new(row, cr->series_by, json_string(cr->series[j].value));
+                        json_array_append_new(rows, row);
                 }
-                pts[k].nruns++;
-                pts[k].mean += s->value;
-                pts[k].min = fmin(pts[k].min, s->value);
-                pts[k].max = fmax(pts[k].max, s->value);
-                for (int m = 0; m < _M_MAX; m++)
-                        if (runs[i].m[m].have && s->value != 0) {
-                                pts[k].per_score[m] += runs[i].m[m].per_s / s->value;
-                                pts[k].has_per_score[m] = true;
-                        }
-        }
-        for (size_t k = 0; k < np; k++) {
-                pts[k].mean /= (double)pts[k].nruns;
-                for (int m = 0; m < _M_MAX; m++)
-                        pts[k].per_score[m] /= (double)pts[k].nruns;
-        }
-        qsort(pts, np, sizeof *pts, cmp_point);
-        for (size_t k = 0; k < np; k++) {
-                double speedup = pts[k].mean / pts[0].mean * pts[0].n;
-                json_t *ps = json_object();
-                for (int m = 0; m < _M_MAX; m++)
-                        if (pts[k].has_per_score[m] && shown[m])
-                                json_object_set_new(ps, metric_table[m].name, json_real(pts[k].per_score[m]));
-                json_array_append_new(jp, json_pack("{s:o,s:I,s:f,s:o,s:o,s:f,s:f,s:o}", "n", json_number(pts[k].n),
-                                                    "runs", (json_int_t)pts[k].nruns, "mean", pts[k].mean, "min",
-                                                    json_number(pts[k].min), "max", json_number(pts[k].max), "speedup",
-                                                    speedup, "efficiency", speedup / pts[k].n, "per_score", ps));
-        }
-        xn = calloc(np + 1, sizeof *xn);
-        xx = calloc(np + 1, sizeof *xx);
-        *ret_has_usl = false;
-        for (size_t k = 0; xn && xx && k < np; k++) {
-                xn[k] = pts[k].n;
-                xx[k] = pts[k].mean;
-        }
-        if (xn && xx && stats_usl_fit(xn, xx, np, ret_usl) == 0) {
-                *ret_has_usl = true;
-                o = json_pack("{s:f,s:f,s:f,s:o,s:f}", "lambda", ret_usl->lambda, "sigma", ret_usl->sigma, "kappa",
-                              ret_usl->kappa, "peak_n", isfinite(ret_usl->peak_n) ? json_real(ret_usl->peak_n) : json_null(),
-                              "r2", ret_usl->r2);
-                if (!isfinite(ret_usl->peak_n))
-                        json_object_set_new(o, "why", json_string("kappa is 0: no peak, throughput keeps rising"));
-        } else
-                o = json_pack("{s:n,s:n,s:n,s:n,s:n,s:s}", "lambda", "sigma", "kappa", "peak_n", "r2", "why",
-                              np < 3 ? "the USL needs at least 3 distinct values of N" : "the fit did not converge");
-        free(xn);
-        free(xx);
-        *ret_pts = pts;
-        *ret_np = np;
-        return json_pack("{s:o,s:o}", "points", jp, "usl", o);
+        return rows;
 }
 
-static void print_series(const char *label, const struct point *pts, size_t np, const struct usl *u, bool has_usl,
-                         const bool *shown)
+static void print_series(const char *label, const struct curve_series *cs, const bool *shown)
 {
+        const struct curve_point *pts = cs->pts;
+        const struct usl *u = &cs->usl;
+        size_t np = cs->npts;
         const char *cols[8 + _M_MAX];
         char hdr[_M_MAX][80];
         int nc = 0, mcol[_M_MAX], nm = 0;
@@ -163,7 +118,6 @@ static void print_series(const char *label, const struct point *pts, size_t np, 
         for (size_t k = 0; k < np; k++) {
                 struct libscols_line *ln = scols_table_new_line(tb, NULL);
                 char v[32];
-                double speedup = pts[k].mean / pts[0].mean * pts[0].n;
                 format_number(pts[k].n, v, sizeof v);
                 scols_line_set_data(ln, 0, v);
                 snprintf(v, sizeof v, "%zu", pts[k].nruns);
@@ -174,9 +128,9 @@ static void print_series(const char *label, const struct point *pts, size_t np, 
                 scols_line_set_data(ln, 3, v);
                 format_number(pts[k].max, v, sizeof v);
                 scols_line_set_data(ln, 4, v);
-                snprintf(v, sizeof v, "%.2f", speedup);
+                snprintf(v, sizeof v, "%.2f", pts[k].speedup);
                 scols_line_set_data(ln, 5, v);
-                snprintf(v, sizeof v, "%.0f%%", speedup / pts[k].n * 100);
+                snprintf(v, sizeof v, "%.0f%%", pts[k].efficiency * 100);
                 scols_line_set_data(ln, 6, v);
                 for (int i = 0; i < nm; i++) {
                         snprintf(v, sizeof v, "%.4g", pts[k].per_score[mcol[i]]);
@@ -185,7 +139,7 @@ static void print_series(const char *label, const struct point *pts, size_t np, 
         }
         printf("%s\n", label);
         table_print(tb);
-        if (has_usl) {
+        if (cs->has_usl) {
                 char peak[48];
                 if (isfinite(u->peak_n))
                         snprintf(peak, sizeof peak, "peak throughput at N=%.1f", u->peak_n);
@@ -197,79 +151,18 @@ static void print_series(const char *label, const struct point *pts, size_t np, 
                 printf("USL: no fit (%s)\n", np < 3 ? "needs at least 3 distinct values of N" : "did not converge");
 }
 
-const char *curve_pick_score(const struct rrun *runs, size_t n, const char *by, const char *score, int *ret_exit)
+static void curve_print(const struct curve_result *cr, const bool *shown)
 {
-        size_t usable = 0;
-        double v;
-
-        if (!score) {
-                for (size_t i = 0; i < n; i++)
-                        for (size_t k = 0; k < runs[i].d.nscores; k++) {
-                                if (!score)
-                                        score = runs[i].d.scores[k].key;
-                                else if (!streq(score, runs[i].d.scores[k].key)) {
-                                        *ret_exit = ctl_fail(EXIT_USAGE,
-                                                             "the runs have several scores (%s, %s, ...): choose one with --score",
-                                                             score, runs[i].d.scores[k].key);
-                                        return NULL;
-                                }
-                        }
-                if (!score) {
-                        *ret_exit = ctl_fail(EXIT_FAILED,
-                                             "none of these runs has a score (run stop --score, run exec --score-regex)");
-                        return NULL;
-                }
+        for (size_t j = 0; j < cr->nseries; j++) {
+                const struct curve_series *cs = &cr->series[j];
+                char label[256];
+                if (cr->series_by)
+                        snprintf(label, sizeof label, "%s%s=%s: %s by %s", j ? "\n" : "", cr->series_by, cs->value,
+                                 cr->score, cr->by);
+                else
+                        snprintf(label, sizeof label, "%s by %s", cr->score, cr->by);
+                print_series(label, cs, shown);
         }
-        for (size_t i = 0; by && i < n; i++)
-                usable += report_find_score(&runs[i].d, score) && numeric(tag_value(&runs[i], by), &v);
-        if (by && usable == 0) {
-                *ret_exit = ctl_fail(EXIT_FAILED, "no run in range has both score %s and a numeric tag %s", score, by);
-                return NULL;
-        }
-        return score;
-}
-
-json_t *curve_series(struct rrun *runs, size_t n, const char *by, const char *series, const char *score,
-                     const bool *shown, bool print_tables)
-{
-        json_t *values = json_array(), *jseries = json_array(), *v;
-        size_t j;
-
-        if (series)
-                for (size_t i = 0; i < n; i++) {
-                        const char *sv = tag_value(&runs[i], series);
-                        bool seen = false;
-                        if (!sv)
-                                continue;
-                        json_array_foreach(values, j, v)
-                                seen |= streq(json_string_value(v), sv);
-                        if (!seen)
-                                json_array_append_new(values, json_string(sv));
-                }
-        else
-                json_array_append_new(values, json_string(""));
-        json_array_foreach(values, j, v) {
-                struct point *pts = NULL;
-                size_t np = 0;
-                struct usl u;
-                bool has_usl;
-                json_t *s = series_json(runs, n, by, series, json_string_value(v), score, shown, &pts, &np, &u, &has_usl);
-                if (series)
-                        json_object_set_new(s, "value", json_string(json_string_value(v)));
-                if (print_tables) {
-                        char label[256];
-                        if (series)
-                                snprintf(label, sizeof label, "%s%s=%s: %s by %s", j ? "\n" : "", series,
-                                         json_string_value(v), score, by);
-                        else
-                                snprintf(label, sizeof label, "%s by %s", score, by);
-                        print_series(label, pts, np, &u, has_usl, shown);
-                }
-                json_array_append_new(jseries, s);
-                free(pts);
-        }
-        json_decref(values);
-        return jseries;
 }
 
 int verb_curve(struct ctl *ctl, int argc, char **argv)
@@ -287,10 +180,11 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         };
         const char *by = NULL, *series = NULL, *score = NULL, *why;
         struct run_select sel = { 0 };
-        struct rrun *runs = NULL;
+        struct analysis_run *runs = NULL;
+        struct curve_result *cr = NULL;
         size_t n = 0;
         bool shown[_M_MAX], metric_opt = false;
-        json_t *doc = NULL, *jseries = NULL;
+        json_t *doc = NULL;
         int c, r = 0;
 
         for (int m = 0; m < _M_MAX; m++)
@@ -327,46 +221,24 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "curve takes no arguments, got '%s'", argv[optind]);
         if (r == 0)
-                r = report_load(ctl, &sel, REPORT_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
+                r = run_select_load(ctl, &sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
         run_select_free(&sel);
-        if (r)
+        if (r || (r = run_select_score(runs, n, by, score, &score)))
                 goto out;
-        score = curve_pick_score(runs, n, by, score, &r);
-        if (!score)
-                goto out;
-        jseries = curve_series(runs, n, by, series, score, shown, ctl->format == FORMAT_TABLE);
-        if (!jseries) {
+        if (analysis_curve(runs, n, by, series, score, &cr) < 0) {
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
         }
-        if (ctl->format == FORMAT_TABLE)
+        if (ctl->format == FORMAT_TABLE) {
+                curve_print(cr, shown);
                 r = EXIT_OK;
-        else if (ctl->format == FORMAT_CSV) {
-                /* one row per point, with its series */
-                json_t *rows = json_array(), *s, *p;
-                size_t j, k;
-                json_array_foreach(jseries, j, s)
-                        json_array_foreach(json_object_get(s, "points"), k, p) {
-                                json_t *row = json_deep_copy(p);
-                                if (series)
-                                        json_object_set_new(row, series, json_string(json_string_value(json_object_get(s, "value"))));
-                                json_array_append_new(rows, row);
-                        }
-                r = output_csv(rows);
-                json_decref(rows);
         } else {
-                if (series)
-                        doc = json_pack("{s:s,s:s,s:s,s:O}", "by", by, "series_by", series, "score", score, "series", jseries);
-                else {
-                        json_t *s0 = json_array_get(jseries, 0);
-                        doc = json_pack("{s:s,s:s,s:O,s:O}", "by", by, "score", score, "points",
-                                        json_object_get(s0, "points"), "usl", json_object_get(s0, "usl"));
-                }
-                r = output_json(doc);
+                doc = ctl->format == FORMAT_CSV ? curve_csv(cr, shown) : curve_json(cr, shown);
+                r = ctl->format == FORMAT_CSV ? output_csv(doc) : output_json(doc);
         }
 out:
         json_decref(doc);
-        json_decref(jseries);
-        report_unload(runs, n);
+        curve_result_free(cr);
+        analysis_unload(runs, n);
         return r;
 }

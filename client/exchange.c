@@ -14,8 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli.h"
 #include "exchange.h"
+#include "output.h"
+#include "selection.h"
+#include "sock.h"
+#include "verbs.h"
 
 int verb_export(struct ctl *ctl, int argc, char **argv)
 {

@@ -1,42 +1,31 @@
-/* locks.h - a run's contended kernel locks and lock wait share in
- * `scalemonctl report` (scalemond's BPF lock wait: scalemond(8)). */
+/* locks.h - report's lock wait: the share of CPU time beside the CPU time
+ * line, the contended locks table shaped like perf lock contention's, and
+ * their JSON; the locks compared with a baseline group.  Formatters over
+ * analysis.h's results (analysis-locks.c). */
 #ifndef SCALEMON_CLIENT_LOCKS_H
 #define SCALEMON_CLIENT_LOCKS_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-#include "report.h"
+#include "analysis.h"
 
-struct run_locks;
-
-/* Read run r's locks (nothing for a run without them); 0 or -errno. */
-int locks_load(struct ctl *ctl, struct rrun *r);
-void locks_free(struct rrun *r);
-
-/* Lock wait as a share of CPU time (lock_wait_ns / CPU time from
- * /proc/stat), system-wide, per node and (with --per cpu) per CPU; false
- * if the run has no lock wait or no CPU time. */
-bool locks_share(const struct rrun *r, enum total_level level, int loc, double *ret);
-
-/* The "lock wait" lines beside "cpu time" (system, and per node / per
- * CPU with --per) ... */
-void locks_print_share(const struct rrun *r, enum per per);
-/* ... and the table shaped like perf lock contention's (at most max_rows
- * rows; 0: all). */
-void locks_print(const struct rrun *r, size_t max_rows);
-/* "locks": [{"caller", "type", "contended", "total_wait_ns", "max_wait_ns",
- * "avg_wait_ns", "min_wait_ns"}], largest total first, and beside it
- * "lock_wait_share" {"system", "per_node": {N: share}, "per_cpu": ...}
- * and "locks_lost" {"untimed", "unattributed", "unattributed_wait_ns"}. */
-void locks_add_json(const struct rrun *r, enum per per, json_t *run);
-
-/* For --group-by: mean total wait per run of each (caller, type) over
- * the runs in idx[0..n), as {"CALLER TYPE": ns}. */
-json_t *locks_group_json(const struct rrun *runs, const size_t *idx, size_t n);
-/* Group g against its baseline b: [{"caller", "type", "total_wait_ns",
- * "baseline_total_wait_ns", "change_pct"}] (means per run), the largest
- * increase first; and its lines in the table output (those that grew). */
-json_t *locks_compare_json(const struct rrun *runs, const size_t *gidx, size_t gn, const size_t *bidx, size_t bn);
-void locks_print_compare(json_t *rows);
+/* The "lock wait" line(s) beside "cpu time": system, and per node (per
+ * node and per CPU) with per_node (per_cpu). */
+void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu);
+/* The table, at most max_rows rows (0: all), and what was lost. */
+void locks_print(const struct analysis_run *r, size_t max_rows);
+/* Into run's JSON: "locks": [{"caller", "type", "contended",
+ * "total_wait_ns", "max_wait_ns", "avg_wait_ns", "min_wait_ns"}] (largest
+ * total first), "lock_wait_share": {"system", "per_node", "per_cpu"} or
+ * null, and "locks_lost" {"untimed", "unattributed",
+ * "unattributed_wait_ns"} or "locks_why". */
+void locks_add_json(const struct analysis_run *r, bool per_node, bool per_cpu, json_t *run);
+/* A group against its baseline: "locks_vs_baseline": [{"caller", "type",
+ * "total_wait_ns", "baseline_total_wait_ns", "change_pct"}] (means per
+ * run, the largest increase first); and the lines of those that grew. */
+json_t *locks_changes_json(const struct lock_change *v, size_t n);
+void locks_print_changes(const struct lock_change *v, size_t n);
 
 #endif

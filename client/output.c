@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
 #include "proto.h"
 #include "timeutil.h"
 

@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
+#include "selection.h"
+#include "sock.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 #define DEFAULT_SINCE "-5m"
 

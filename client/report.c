@@ -14,142 +14,19 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "analysis.h"
+#include "groups.h"
 #include "locks.h"
+#include "output.h"
 #include "proto.h"
-#include "report.h"
-#include "stats.h"
+#include "selection.h"
 #include "timeutil.h"
+#include "verbs.h"
 
-static const int cpu_time_metric[8] = { M_CPU_USER, M_CPU_NICE, M_CPU_SYSTEM, M_CPU_IDLE,
-                                        M_CPU_IOWAIT, M_CPU_IRQ, M_CPU_SOFTIRQ, M_CPU_STEAL };
-static const char *const cpu_time_name[8] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-        return x < y ? -1 : x > y;
-}
-
-const char *report_context_value(const struct run_detail *d, const char *key)
-{
-        for (size_t i = 0; i < d->ncontext; i++)
-                if (streq(d->context[i].key, key))
-                        return d->context[i].value;
-        return NULL;
-}
-
-/* Is metric listed as unavailable in the run's context? */
-static bool listed_unavailable(const struct run_detail *d, const char *metric)
-{
-        const char *list = report_context_value(d, "metrics_unavailable");
-        size_t n = strlen(metric);
-
-        for (const char *p = list; p && *p;) {
-                const char *e = strchr(p, ',');
-                size_t len = e ? (size_t)(e - p) : strlen(p);
-                if (len == n && strncmp(p, metric, n) == 0)
-                        return true;
-                p = e ? e + 1 : NULL;
-        }
-        return false;
-}
-
-/* One pass over the totals (they come grouped by metric, so a metric's
- * name is looked up once per run, not compared with each of the ~5,000
- * totals of a 256-CPU run for each of the metrics), then each metric's
- * per-CPU values sorted and summed in that order. */
-void report_compute(struct rrun *r)
-{
-        double *vals = calloc(r->d.ntotals + 1, sizeof *vals);
-        int *mof = calloc(r->d.ntotals + 1, sizeof *mof);      /* metric of each total, -1: unknown */
-        size_t ncpu[_M_MAX] = { 0 }, off[_M_MAX + 1], fill[_M_MAX];
-        const char *prev = NULL;
-        int m = -1;
-
-        r->dur = run_duration_s(&r->info);
-        for (m = 0; m < _M_MAX; m++) {
-                memset(&r->m[m], 0, sizeof r->m[m]);
-                r->busiest[m] = NAN;
-        }
-        for (size_t i = 0; i < r->d.ntotals; i++) {
-                const struct store_total *t = &r->d.totals[i];
-                if (!prev || !streq(prev, t->metric)) {
-                        prev = t->metric;
-                        m = metric_id_by_name(t->metric);
-                }
-                if (mof)
-                        mof[i] = m;
-                if (m < 0)
-                        continue;
-                if (t->level == LEVEL_SYSTEM) {
-                        r->m[m].have = true;
-                        r->m[m].total = t->value;
-                } else if (t->level == LEVEL_CPU)
-                        ncpu[m]++;
-        }
-        off[0] = 0;
-        for (m = 0; m < _M_MAX; m++) {
-                off[m + 1] = off[m] + ncpu[m];
-                fill[m] = off[m];
-        }
-        for (size_t i = 0; vals && mof && i < r->d.ntotals; i++)
-                if (mof[i] >= 0 && r->d.totals[i].level == LEVEL_CPU)
-                        vals[fill[mof[i]]++] = r->d.totals[i].value;
-
-        for (m = 0; m < _M_MAX; m++) {
-                struct mstat *s = &r->m[m];
-                double *v = vals ? vals + off[m] : NULL, sum = 0;
-                size_t nv = vals && mof ? ncpu[m] : 0;
-
-                if (!s->have) {
-                        s->why = streq(r->info.status, "running") ? "the run is still running"
-                                 : listed_unavailable(&r->d, metric_table[m].name)
-                                         ? "not available on the run's host (scalemonctl metrics says why)"
-                                         : "not recorded in this run";
-                        continue;
-                }
-                s->per_s = r->dur > 0 ? s->total / r->dur : 0;
-                if (metric_table[m].scope == SCOPE_CPU && nv > 0) {
-                        qsort(v, nv, sizeof *v, cmp_double);
-                        for (size_t i = 0; i < nv; i++)
-                                sum += v[i];
-                        s->spread = true;
-                        s->cpu_min = v[0];
-                        s->cpu_max = v[nv - 1];
-                        s->cpu_median = nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2;
-                        s->imbalance_ok = sum > 0;
-                        s->imbalance = sum > 0 ? s->cpu_max / (sum / (double)nv) : 0;
-                        r->busiest[m] = r->dur > 0 ? s->cpu_max / r->dur : 0;
-                }
-        }
-        free(vals);
-        free(mof);
-        r->cpu_total = 0;
-        for (int i = 0; i < 8; i++) {
-                r->cpu_time[i] = r->m[cpu_time_metric[i]].have ? r->m[cpu_time_metric[i]].total : 0;
-                r->cpu_total += r->cpu_time[i];
-        }
-}
-
-bool report_pct_change(double base, double x, double *ret)
-{
-        if (base == 0)
-                return false;
-        *ret = (x - base) / fabs(base) * 100;
-        return true;
-}
-
-const struct store_score *report_find_score(const struct run_detail *d, const char *key)
-{
-        for (size_t i = 0; i < d->nscores; i++)
-                if (streq(d->scores[i].key, key))
-                        return &d->scores[i];
-        return NULL;
-}
+enum per { PER_SYSTEM, PER_NODE, PER_CPU };
 
 /* Per-CPU or per-node totals of one metric, in loc order. */
-static json_t *per_loc_json(const struct rrun *r, int m, enum total_level level)
+static json_t *per_loc_json(const struct analysis_run *r, int m, enum total_level level)
 {
         json_t *a = json_array();
         for (size_t i = 0; i < r->d.ntotals; i++) {
@@ -163,7 +40,7 @@ static json_t *per_loc_json(const struct rrun *r, int m, enum total_level level)
         return a;
 }
 
-static json_t *run_report_json(const struct rrun *r, const struct rrun *first, const bool *sel, enum per per)
+static json_t *run_report_json(const struct analysis_run *r, const struct analysis_run *first, const bool *sel, enum per per)
 {
         json_t *o = run_json(&r->info, &r->d), *metrics = json_object(), *ct = json_object(), *ctx = json_object(),
                *marks = json_array(), *svf = json_object();
@@ -198,7 +75,7 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
                         }
                         if (first != r && first->m[m].have)
                                 json_object_set_new(jm, "vs_first_pct",
-                                                    report_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
+                                                    analysis_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
                                                                                                  : json_null());
                         if (per == PER_CPU && metric_table[m].scope == SCOPE_CPU)
                                 json_object_set_new(jm, "per_cpu", per_loc_json(r, m, LEVEL_CPU));
@@ -207,8 +84,8 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
                 }
                 json_object_set_new(metrics, metric_table[m].name, jm);
         }
-        for (int i = 0; i < 8; i++)
-                json_object_set_new(ct, cpu_time_name[i],
+        for (int i = 0; i < ANALYSIS_CPU_TIMES; i++)
+                json_object_set_new(ct, analysis_cpu_time_name[i],
                                     r->cpu_total > 0 ? json_real(r->cpu_time[i] / r->cpu_total * 100) : json_null());
         if (r->cpu_total <= 0)
                 json_object_set_new(ct, "why", json_string(streq(r->info.status, "running")
@@ -223,11 +100,11 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
                                                        r->d.marks[i].text));
         if (first != r)
                 for (size_t i = 0; i < r->d.nscores; i++) {
-                        const struct store_score *b = report_find_score(&first->d, r->d.scores[i].key);
+                        const struct store_score *b = analysis_find_score(&first->d, r->d.scores[i].key);
                         double pct;
                         if (b)
                                 json_object_set_new(svf, r->d.scores[i].key,
-                                                    report_pct_change(b->value, r->d.scores[i].value, &pct) ? json_real(pct)
+                                                    analysis_pct_change(b->value, r->d.scores[i].value, &pct) ? json_real(pct)
                                                                                                     : json_null());
                 }
         json_object_set_new(o, "cpu_time_pct", ct);
@@ -235,81 +112,62 @@ static json_t *run_report_json(const struct rrun *r, const struct rrun *first, c
         json_object_set_new(o, "metrics", metrics);
         json_object_set_new(o, "marks", marks);
         json_object_set_new(o, "context", ctx);
-        locks_add_json(r, per, o);      /* lock wait hook: "locks", "lock_wait_share" */
+        locks_add_json(r, per == PER_NODE, per == PER_CPU, o);  /* lock wait hook */
         if (streq(r->info.status, "interrupted"))
                 json_object_set_new(o, "why", json_string("scalemond stopped during the run: totals end at its last "
                                                           "interval written"));
         return o;
 }
 
-/* Context keys whose values are not the same in every run.  Each key is
- * compared across the runs once (seen), not again for every run that
- * has it: that was quadratic in the runs. */
-static json_t *context_differs(const struct rrun *runs, size_t n)
+/* {"key": {"run": value or null}} */
+static json_t *differs_json(const struct context_differs *cd, const struct analysis_run *runs)
 {
-        json_t *out = json_object(), *seen = json_object();
+        json_t *out = json_object();
 
-        for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < runs[i].d.ncontext; k++) {
-                        const char *key = runs[i].d.context[k].key;
-                        bool differs = false;
-                        json_t *per;
-                        if (json_object_get(seen, key))
-                                continue;
-                        json_object_set_new(seen, key, json_true());
-                        for (size_t j = 0; j < n && !differs; j++) {
-                                const char *v = report_context_value(&runs[j].d, key);
-                                differs = !v || !streq(v, runs[i].d.context[k].value);
-                        }
-                        if (!differs)
-                                continue;
-                        per = json_object();
-                        for (size_t j = 0; j < n; j++) {
-                                const char *v = report_context_value(&runs[j].d, key);
-                                json_object_set_new(per, runs[j].info.name, v ? json_string(v) : json_null());
-                        }
-                        json_object_set_new(out, key, per);
-                }
-        json_decref(seen);
+        for (size_t k = 0; k < cd->nkeys; k++) {
+                json_t *per = json_object();
+                for (size_t j = 0; j < cd->nruns; j++)
+                        json_object_set_new(per, runs[j].info.name,
+                                            cd->keys[k].value[j] ? json_string(cd->keys[k].value[j]) : json_null());
+                json_object_set_new(out, cd->keys[k].key, per);
+        }
         return out;
 }
 
-static void print_differs(json_t *differs)
+static const char *differ_shown(const struct context_differ *d, size_t j)
 {
-        const char *key;
-        json_t *per;
+        return d->value[j] ? d->value[j] : "(not recorded)";
+}
 
-        if (json_object_size(differs) == 0)
+static void print_differs(const struct context_differs *cd, const struct analysis_run *runs)
+{
+        if (cd->nkeys == 0)
                 return;
         printf("Context that differs between these runs:\n");
-        json_object_foreach(differs, key, per) {
-                /* group the runs by value: "always (r1, r2); madvise (r3)" */
-                json_t *byv = json_object(), *runs;
-                const char *run, *val;
-                json_t *v;
+        for (size_t k = 0; k < cd->nkeys; k++) {
+                /* the runs by value, in the order the values first appear:
+                 * "always (r1, r2); madvise (r3)" */
+                const struct context_differ *d = &cd->keys[k];
                 bool firstv = true;
 
-                json_object_foreach(per, run, v) {
-                        const char *s = json_is_string(v) ? json_string_value(v) : "(not recorded)";
-                        json_t *a = json_object_get(byv, s);
-                        if (!a) {
-                                a = json_array();
-                                json_object_set_new(byv, s, a);
-                        }
-                        json_array_append_new(a, json_string(run));
-                }
-                printf("  %s:", key);
-                json_object_foreach(byv, val, runs) {
-                        size_t i;
-                        json_t *rn;
-                        printf("%s %s (", firstv ? "" : ";", val);
-                        json_array_foreach(runs, i, rn)
-                                printf("%s%s", i ? ", " : "", json_string_value(rn));
+                printf("  %s:", d->key);
+                for (size_t j = 0; j < cd->nruns; j++) {
+                        const char *v = differ_shown(d, j);
+                        bool before = false, firstr = true;
+                        for (size_t i = 0; i < j && !before; i++)
+                                before = streq(differ_shown(d, i), v);
+                        if (before)
+                                continue;
+                        printf("%s %s (", firstv ? "" : ";", v);
+                        for (size_t i = j; i < cd->nruns; i++)
+                                if (streq(differ_shown(d, i), v)) {
+                                        printf("%s%s", firstr ? "" : ", ", runs[i].info.name);
+                                        firstr = false;
+                                }
                         printf(")");
                         firstv = false;
                 }
                 printf("\n");
-                json_decref(byv);
         }
         printf("\n");
 }
@@ -322,12 +180,10 @@ static void fmt_or_dash(bool ok, double v, char *buf, size_t len)
                 snprintf(buf, len, "-");
 }
 
-static void print_run_table(const struct rrun *r, const struct rrun *first, const bool *shown, enum per per)
+/* The run's line, its times, scores, CPU time and marks. */
+static void print_run_header(const struct analysis_run *r, const struct analysis_run *first)
 {
-        static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
-                                            "VS_FIRST", NULL };
         char start[32], dur[32], line[2048], tags[1024];
-        struct libscols_table *tb;
         size_t len = 0;
 
         time_format_local(r->info.start, start, sizeof start);
@@ -348,29 +204,100 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                 len = 0;
                 line[0] = 0;
                 for (size_t i = 0; i < r->d.nscores; i++) {
-                        const struct store_score *b = first != r ? report_find_score(&first->d, r->d.scores[i].key) : NULL;
+                        const struct store_score *b = first != r ? analysis_find_score(&first->d, r->d.scores[i].key) : NULL;
                         char v[32];
                         double pct;
                         format_number(r->d.scores[i].value, v, sizeof v);
                         strbuf_appendf(line, sizeof line, &len, "%s%s=%s", i ? ", " : "",
                                                 r->d.scores[i].key, v);
-                        if (b && report_pct_change(b->value, r->d.scores[i].value, &pct))
+                        if (b && analysis_pct_change(b->value, r->d.scores[i].value, &pct))
                                 strbuf_appendf(line, sizeof line, &len, " (%+.1f%%)", pct);
                 }
                 printf("  scores: %s\n", line);
         }
         if (r->cpu_total > 0) {
                 len = 0;
-                for (int i = 0; i < 8; i++)
+                for (int i = 0; i < ANALYSIS_CPU_TIMES; i++)
                         if (i < 4 || i == 7 || r->cpu_time[i] / r->cpu_total >= 0.0005)
                                 strbuf_appendf(line, sizeof line, &len, "%s%s %.1f%%", len ? ", " : "",
-                                                        cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
+                                                        analysis_cpu_time_name[i], r->cpu_time[i] / r->cpu_total * 100);
                 printf("  cpu time: %s (of %.1f CPU-seconds)\n", line, r->cpu_total);
         }
-        locks_print_share(r, per);      /* lock wait hook */
         for (size_t i = 0; i < r->d.nmarks; i++)
                 printf("  mark +%.3fs: %s\n", (double)(r->d.marks[i].t - r->info.start) / 1e9, r->d.marks[i].text);
+}
 
+/* One row per CPU or node, one column per shown metric (rates). */
+static void print_per_loc_table(const struct analysis_run *r, const bool *shown, enum per per)
+{
+        struct libscols_table *tb;
+        const char *colv[_M_MAX + 2], *prev = NULL;
+        const struct store_total **cell;        /* [loc * ncol + column] */
+        int ncol = 0, mcols[_M_MAX], col_of[_M_MAX] = { 0 }, tm = -1;
+        enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
+        int maxloc = -1;
+
+        colv[ncol++] = per == PER_CPU ? "CPU" : "NODE";
+        for (int m = 0; m < _M_MAX; m++)
+                if (shown[m] && r->m[m].have &&
+                    (metric_table[m].scope == SCOPE_CPU ||
+                     (per == PER_NODE && metric_table[m].scope == SCOPE_NODE))) {
+                        mcols[ncol - 1] = m;
+                        colv[ncol++] = metric_table[m].name;
+                }
+        colv[ncol] = NULL;
+        for (size_t i = 0; i < r->d.ntotals; i++)
+                if (r->d.totals[i].level == level && r->d.totals[i].loc > maxloc)
+                        maxloc = r->d.totals[i].loc;
+        printf("  per %s, per second:\n", per == PER_CPU ? "CPU" : "node");
+        /* each cell's total, in one pass over them (not one per CPU
+         * and column: 256 x 19 x 5,000 steps for a 256-CPU run);
+         * the last one wins, as it did */
+        cell = calloc((size_t)(maxloc + 1) * (size_t)ncol + 1, sizeof *cell);
+        for (int c = 1; c < ncol; c++)
+                col_of[mcols[c - 1]] = c;
+        for (size_t i = 0; cell && i < r->d.ntotals; i++) {
+                const struct store_total *t = &r->d.totals[i];
+                if (t->level != level || t->loc < 0)
+                        continue;
+                if (!prev || !streq(prev, t->metric)) {
+                        prev = t->metric;
+                        tm = metric_id_by_name(t->metric);
+                }
+                if (tm >= 0 && col_of[tm] > 0)
+                        cell[(size_t)t->loc * (size_t)ncol + (size_t)col_of[tm]] = t;
+        }
+        tb = scols_new_table();
+        for (int c = 0; c < ncol; c++)
+                scols_table_new_column(tb, colv[c], 0, c ? SCOLS_FL_RIGHT : 0);
+        for (int loc = 0; cell && loc <= maxloc; loc++) {
+                struct libscols_line *ln = NULL;
+                for (int c = 1; c < ncol; c++) {
+                        const struct store_total *t = cell[(size_t)loc * (size_t)ncol + (size_t)c];
+                        char v[32], l[16];
+                        if (!t)
+                                continue;
+                        if (!ln) {
+                                ln = scols_table_new_line(tb, NULL);
+                                snprintf(l, sizeof l, "%d", loc);
+                                scols_line_set_data(ln, 0, l);
+                        }
+                        format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
+                        scols_line_set_data(ln, (size_t)c, v);
+                }
+        }
+        free(cell);
+        table_print(tb);
+}
+
+static void print_run_table(const struct analysis_run *r, const struct analysis_run *first, const bool *shown, enum per per)
+{
+        static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
+                                            "VS_FIRST", NULL };
+        struct libscols_table *tb;
+
+        print_run_header(r, first);
+        locks_print_share(r, per == PER_NODE, per == PER_CPU);        /* lock wait hook: beside the cpu time line */
         if (streq(r->info.status, "running")) {
                 printf("  (still running: totals are written when it stops)\n\n");
                 return;
@@ -398,7 +325,7 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
                 else
                         snprintf(im, sizeof im, "-");
                 if (first != r && first->m[m].have) {
-                        if (report_pct_change(first->m[m].per_s, s->per_s, &pct))
+                        if (analysis_pct_change(first->m[m].per_s, s->per_s, &pct))
                                 snprintf(vf, sizeof vf, "%+.1f%%", pct);
                         else
                                 snprintf(vf, sizeof vf, s->per_s == 0 ? "=" : "new");
@@ -408,136 +335,69 @@ static void print_run_table(const struct rrun *r, const struct rrun *first, cons
         table_print(tb);
         locks_print(r, 10);             /* lock wait hook: the contended locks */
 
-        if (per != PER_SYSTEM) {
-                /* one row per CPU or node, one column per shown metric (rates) */
-                const char *colv[_M_MAX + 2], *prev = NULL;
-                const struct store_total **cell;        /* [loc * ncol + column] */
-                int ncol = 0, mcols[_M_MAX], col_of[_M_MAX] = { 0 }, tm = -1;
-                enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
-                int maxloc = -1;
-                colv[ncol++] = per == PER_CPU ? "CPU" : "NODE";
-                for (int m = 0; m < _M_MAX; m++)
-                        if (shown[m] && r->m[m].have &&
-                            (metric_table[m].scope == SCOPE_CPU ||
-                             (per == PER_NODE && metric_table[m].scope == SCOPE_NODE))) {
-                                mcols[ncol - 1] = m;
-                                colv[ncol++] = metric_table[m].name;
-                        }
-                colv[ncol] = NULL;
-                for (size_t i = 0; i < r->d.ntotals; i++)
-                        if (r->d.totals[i].level == level && r->d.totals[i].loc > maxloc)
-                                maxloc = r->d.totals[i].loc;
-                printf("  per %s, per second:\n", per == PER_CPU ? "CPU" : "node");
-                /* each cell's total, in one pass over them (not one per CPU
-                 * and column: 256 x 19 x 5,000 steps for a 256-CPU run);
-                 * the last one wins, as it did */
-                cell = calloc((size_t)(maxloc + 1) * (size_t)ncol + 1, sizeof *cell);
-                for (int c = 1; c < ncol; c++)
-                        col_of[mcols[c - 1]] = c;
-                for (size_t i = 0; cell && i < r->d.ntotals; i++) {
-                        const struct store_total *t = &r->d.totals[i];
-                        if (t->level != level || t->loc < 0)
-                                continue;
-                        if (!prev || !streq(prev, t->metric)) {
-                                prev = t->metric;
-                                tm = metric_id_by_name(t->metric);
-                        }
-                        if (tm >= 0 && col_of[tm] > 0)
-                                cell[(size_t)t->loc * (size_t)ncol + (size_t)col_of[tm]] = t;
-                }
-                tb = scols_new_table();
-                for (int c = 0; c < ncol; c++)
-                        scols_table_new_column(tb, colv[c], 0, c ? SCOLS_FL_RIGHT : 0);
-                for (int loc = 0; cell && loc <= maxloc; loc++) {
-                        struct libscols_line *ln = NULL;
-                        for (int c = 1; c < ncol; c++) {
-                                const struct store_total *t = cell[(size_t)loc * (size_t)ncol + (size_t)c];
-                                char v[32], l[16];
-                                if (!t)
-                                        continue;
-                                if (!ln) {
-                                        ln = scols_table_new_line(tb, NULL);
-                                        snprintf(l, sizeof l, "%d", loc);
-                                        scols_line_set_data(ln, 0, l);
-                                }
-                                format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
-                                scols_line_set_data(ln, (size_t)c, v);
-                        }
-                }
-                free(cell);
-                table_print(tb);
-        }
+        if (per != PER_SYSTEM)
+                print_per_loc_table(r, shown, per);
         printf("\n");
 }
 
-/* The per-CPU totals, once report_compute() has their spread: 256 of
- * every 261 rows of a 256-CPU run, and only --per cpu shows them. */
-static void drop_cpu_totals(struct run_detail *d)
-{
-        size_t k = 0;
+/* What report was asked for. */
+struct report_args {
+        struct run_select sel;
+        struct group_opts go;
+        bool selm[_M_MAX];      /* --metric */
+        bool any_metric_opt;
+        enum per per;
+};
 
-        for (size_t i = 0; i < d->ntotals; i++)
-                if (d->totals[i].level != LEVEL_CPU)
-                        d->totals[k++] = d->totals[i];
-        d->ntotals = k;
-        if (k > 0) {
-                void *p = realloc(d->totals, k * sizeof *d->totals);
-                if (p)
-                        d->totals = p;
-        }
+static void report_args_free(struct report_args *a)
+{
+        run_select_free(&a->sel);
+        group_opts_free(&a->go);
 }
 
-int report_load(struct ctl *ctl, const struct run_select *sel, enum report_totals keep, struct rrun **ret,
-                size_t *ret_n)
+/* --variance-cv, --variance-minmax, --alpha */
+static int parse_limit(struct group_opts *go, int c, const char *arg)
 {
-        unsigned parts = keep == REPORT_TOTALS_SYSTEM ? (RUN_ALL & ~RUN_TOTALS) | RUN_SYSTEM_TOTALS : RUN_ALL;
-        struct run_info *infos = NULL;
-        struct rrun *runs;
-        size_t n = 0;
-        int r = run_select_list(ctl, sel, &infos, &n);
+        char *end;
+        double v;
 
-        if (r)
-                return r;
-        runs = calloc(n, sizeof *runs);
-        if (!runs) {
-                run_infos_free(infos, n);
-                return ctl_fail(EXIT_FAILED, "out of memory");
-        }
-        for (size_t i = 0; i < n; i++)
-                runs[i].info = infos[i];        /* the runs own the strings now */
-        free(infos);
-        for (size_t i = 0; i < n; i++) {
-                if (store_run_detail_parts(ctl->store, runs[i].info.id, parts, &runs[i].d) < 0) {
-                        r = ctl_fail(EXIT_FAILED, "cannot read run %s: %s", runs[i].info.name, store_errmsg(ctl->store));
-                        report_unload(runs, n);
-                        return r;
-                }
-                report_compute(&runs[i]);
-                if (keep != REPORT_TOTALS_SYSTEM && locks_load(ctl, &runs[i]) < 0) {   /* lock wait hook */
-                        r = ctl_fail(EXIT_FAILED, "cannot read the locks of run %s: %s", runs[i].info.name,
-                                     store_errmsg(ctl->store));
-                        report_unload(runs, n);
-                        return r;
-                }
-                if (keep == REPORT_TOTALS_NODE)
-                        drop_cpu_totals(&runs[i].d);
-        }
-        *ret = runs;
-        *ret_n = n;
+        errno = 0;
+        v = strtod(arg, &end);
+        if (errno || end == arg || *end || !(v > 0) || (c != 'C' && v >= 1) || v > 1000)
+                return ctl_fail(EXIT_USAGE, "%s '%s': %s", c == 'C' ? "--variance-cv" : c == 'M' ? "--variance-minmax" : "--alpha",
+                                arg, c == 'C' ? "a percentage above 0, e.g. 5" : "a number between 0 and 1");
+        if (c == 'C')
+                go->cv_limit = v / 100;
+        else if (c == 'M')
+                go->minmax_limit = v;
+        else
+                go->alpha = v;
         return 0;
 }
 
-void report_unload(struct rrun *runs, size_t n)
+static int parse_lower_is_better(struct group_opts *go, const char *arg)
 {
-        for (size_t i = 0; runs && i < n; i++) {
-                locks_free(&runs[i]);
-                run_detail_free(&runs[i].d);
-                run_info_free(&runs[i].info);
+        _cleanup_free_ char *buf = strdup(arg);
+        char *save = NULL, *tok;
+        const char *why;
+        size_t ntok = 0;
+
+        if (!buf)
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ntok++) {
+                if (!proto_valid_key(tok, &why))
+                        return ctl_fail(EXIT_USAGE, "--lower-is-better '%s': %s", tok, why);
+                if (go->nlower_better == ELEMENTSOF(go->lower_better))
+                        return ctl_fail(EXIT_USAGE, "--lower-is-better: at most %zu scores", ELEMENTSOF(go->lower_better));
+                go->lower_better[go->nlower_better++] = strdup(tok);
         }
-        free(runs);
+        if (ntok == 0)
+                return ctl_fail(EXIT_USAGE, "--lower-is-better needs K[,K...], the scores where less is better");
+        return 0;
 }
 
-int verb_report(struct ctl *ctl, int argc, char **argv)
+/* 0, an exit code after printing why, or -1 after --help. */
+static int report_parse(struct report_args *a, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "since", required_argument, NULL, 's' },
@@ -556,101 +416,58 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct group_opts go = { .cv_limit = 0.05, .minmax_limit = 0.75, .alpha = 0.05 };
-        json_t *groups = NULL, *explain_all = NULL;
-        struct run_select sel = { 0 };
-        struct rrun *runs = NULL;
-        bool selm[_M_MAX], shown[_M_MAX], any_metric_opt = false;
-        enum per per = PER_SYSTEM;
-        size_t n = 0;
+        struct group_opts *go = &a->go;
+        const char *why;
         int c, r = 0;
 
-        for (int m = 0; m < _M_MAX; m++)
-                selm[m] = true;
         while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 's':
                 case 'u':
                 case 't':
-                        r = run_select_set(&sel, c, optarg);
+                        r = run_select_set(&a->sel, c, optarg);
                         break;
                 case 'm':
-                        r = parse_metric_option(optarg, selm, &any_metric_opt);
+                        r = parse_metric_option(optarg, a->selm, &a->any_metric_opt);
                         break;
                 case 'p':
                         if (streq(optarg, "system"))
-                                per = PER_SYSTEM;
+                                a->per = PER_SYSTEM;
                         else if (streq(optarg, "node"))
-                                per = PER_NODE;
+                                a->per = PER_NODE;
                         else if (streq(optarg, "cpu"))
-                                per = PER_CPU;
+                                a->per = PER_CPU;
                         else
                                 r = ctl_fail(EXIT_USAGE, "--per '%s': use system, node or cpu", optarg);
                         break;
                 case 'g':
-                        r = group_opts_parse_by(&go, optarg);
+                        r = parse_group_by(go, optarg);
                         break;
                 case 'b':
-                        r = group_opts_parse_baseline(&go, optarg);
+                        r = parse_baseline(go, optarg);
                         break;
                 case 'e':
-                        go.explain = true;
+                        go->explain = true;
                         break;
-                case 'S': {
-                        const char *why;
+                case 'S':
                         if (!proto_valid_key(optarg, &why))
                                 r = ctl_fail(EXIT_USAGE, "--score '%s': %s", optarg, why);
-                        go.score = optarg;
+                        go->score = optarg;
                         break;
-                }
                 case 'C':
                 case 'M':
-                case 'A': {
-                        char *end;
-                        double v;
-                        errno = 0;
-                        v = strtod(optarg, &end);
-                        if (errno || end == optarg || *end || !(v > 0) || (c != 'C' && v >= 1) || v > 1000)
-                                r = ctl_fail(EXIT_USAGE, "%s '%s': %s", c == 'C' ? "--variance-cv" : c == 'M' ? "--variance-minmax" : "--alpha",
-                                             optarg, c == 'C' ? "a percentage above 0, e.g. 5" : "a number between 0 and 1");
-                        else if (c == 'C')
-                                go.cv_limit = v / 100;
-                        else if (c == 'M')
-                                go.minmax_limit = v;
-                        else
-                                go.alpha = v;
+                case 'A':
+                        r = parse_limit(go, c, optarg);
                         break;
-                }
-                case 'L': {
-                        _cleanup_free_ char *buf = strdup(optarg);
-                        char *save = NULL, *tok;
-                        const char *why;
-                        size_t ntok = 0;
-                        if (!buf) {
-                                r = ctl_fail(EXIT_FAILED, "out of memory");
-                                break;
-                        }
-                        for (tok = strtok_r(buf, ",", &save); r == 0 && tok; tok = strtok_r(NULL, ",", &save), ntok++) {
-                                if (!proto_valid_key(tok, &why))
-                                        r = ctl_fail(EXIT_USAGE, "--lower-is-better '%s': %s", tok, why);
-                                else if (go.nlower_better == ELEMENTSOF(go.lower_better))
-                                        r = ctl_fail(EXIT_USAGE, "--lower-is-better: at most %zu scores",
-                                                     ELEMENTSOF(go.lower_better));
-                                else
-                                        go.lower_better[go.nlower_better++] = strdup(tok);
-                        }
-                        if (r == 0 && ntok == 0)
-                                r = ctl_fail(EXIT_USAGE, "--lower-is-better needs K[,K...], the scores where less is better");
+                case 'L':
+                        r = parse_lower_is_better(go, optarg);
                         break;
-                }
                 case 'h':
                         printf("Usage: scalemonctl report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
                                "                          [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
                                "                          [--explain] [--score K] [--variance-cv PCT] [--variance-minmax R]\n"
                                "                          [--alpha P] [--lower-is-better K,...]\n");
-                        run_select_free(&sel);
-                        group_opts_free(&go);
-                        return EXIT_OK;
+                        return -1;
                 default:
                         r = EXIT_USAGE;
                 }
@@ -658,120 +475,137 @@ int verb_report(struct ctl *ctl, int argc, char **argv)
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "report takes no arguments, got '%s' (--since NAME starts from a run)",
                              argv[optind]);
-        if (r == 0 && go.nbaseline && !go.nby)
+        if (r == 0 && go->nbaseline && !go->nby)
                 r = ctl_fail(EXIT_USAGE, "--baseline needs --group-by: the baseline is one of the groups");
-        for (size_t j = 0; r == 0 && j < go.nbaseline; j++) {
+        for (size_t j = 0; r == 0 && j < go->nbaseline; j++) {
                 bool in = false;
-                for (size_t k = 0; k < go.nby; k++)
-                        in |= streq(go.by[k], go.baseline[j].key);
+                for (size_t k = 0; k < go->nby; k++)
+                        in |= streq(go->by[k], go->baseline[j].key);
                 if (!in)
                         r = ctl_fail(EXIT_USAGE, "--baseline %s=%s: %s is not one of the --group-by tags",
-                                     go.baseline[j].key, go.baseline[j].value, go.baseline[j].key);
+                                     go->baseline[j].key, go->baseline[j].value, go->baseline[j].key);
         }
-        if (r == 0)
-                r = report_load(ctl, &sel, per == PER_CPU ? REPORT_TOTALS_ALL : REPORT_TOTALS_NODE, &runs, &n);
-        run_select_free(&sel);
-        if (r) {
-                group_opts_free(&go);
+        return r;
+}
+
+/* The analysis as a table: one line per run, then the groups. */
+static void print_analysis(const struct analysis_run *runs, size_t n, const struct context_differs *cd,
+                           const struct group_result *gr)
+{
+        static const char *const cols[] = { "RUN", "STATUS", "DURATION", "TAGS", "SCORES", NULL };
+        struct libscols_table *tb = table_new(cols, "llr");
+
+        print_differs(cd, runs);
+        for (size_t i = 0; i < n; i++) {
+                char dur[32], tags[1024], scores[1024];
+                format_duration_s(runs[i].dur, dur, sizeof dur);
+                format_kvs(tags, sizeof tags, runs[i].d.tags, runs[i].d.ntags);
+                format_scores(scores, sizeof scores, runs[i].d.scores, runs[i].d.nscores);
+                table_row(tb, runs[i].info.name, runs[i].info.status, dur, tags, scores);
+        }
+        table_print(tb);
+        printf("\n");
+        groups_print(gr);
+}
+
+/* Each run with its counters: rows for counters that moved somewhere;
+ * cpu_* are the cpu time line; what never moved is named once below. */
+static void print_runs(const struct analysis_run *runs, size_t n, const struct context_differs *cd,
+                       const struct report_args *a)
+{
+        bool shown[_M_MAX];
+        char zero[2048] = "";
+        size_t zl = 0;
+
+        for (int m = 0; m < _M_MAX; m++) {
+                bool moved = false, have = false;
+                for (size_t i = 0; i < n; i++) {
+                        moved |= runs[i].m[m].have && runs[i].m[m].total != 0;
+                        have |= runs[i].m[m].have;
+                }
+                shown[m] = a->selm[m] && metric_table[m].source != SRC_PROCSTAT && (moved || a->any_metric_opt);
+                if (a->selm[m] && !shown[m] && have && !moved && metric_table[m].source != SRC_PROCSTAT &&
+                    zl < sizeof zero - 64)
+                        strbuf_appendf(zero, sizeof zero, &zl, "%s%s", zl ? ", " : "", metric_table[m].name);
+        }
+        printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
+        print_differs(cd, runs);
+        for (size_t i = 0; i < n; i++)
+                print_run_table(&runs[i], &runs[0], shown, a->per);
+        if (zl)
+                printf("zero in every run: %s\n", zero);
+}
+
+/* JSON: {"runs", "context_differs", "groups", "explain"}; CSV: one row
+ * per group with --group-by, else one per run. */
+static int output_report(const struct ctl *ctl, const struct analysis_run *runs, size_t n,
+                         const struct context_differs *cd, const struct group_result *gr, const struct report_args *a)
+{
+        json_t *doc, *arr;
+        int r;
+
+        if (ctl->format == FORMAT_CSV && a->go.nby) {
+                doc = groups_json(gr, runs, true);
+                r = output_csv(doc);
+                json_decref(doc);
                 return r;
         }
-        if (go.nby || go.explain) {
-                r = report_groups(runs, n, &go, &groups, &explain_all);
-                if (r >= 0 && !go.nby) {
-                        /* --explain alone: across all runs, no groups */
-                        json_decref(groups);
-                        groups = json_array();
-                }
-                if (r < 0) {
-                        r = ctl_fail(EXIT_FAILED, "out of memory");
-                        goto out;
-                }
-                r = 0;
-        }
-
-        if (ctl->format == FORMAT_TABLE && (go.nby || go.explain)) {
-                /* the analysis: one line per run, then the groups */
-                static const char *const cols[] = { "RUN", "STATUS", "DURATION", "TAGS", "SCORES", NULL };
-                struct libscols_table *tb = table_new(cols, "llr");
-                json_t *differs = context_differs(runs, n);
-                print_differs(differs);
-                json_decref(differs);
-                for (size_t i = 0; i < n; i++) {
-                        char dur[32], tags[1024], scores[1024];
-                        format_duration_s(runs[i].dur, dur, sizeof dur);
-                        format_kvs(tags, sizeof tags, runs[i].d.tags, runs[i].d.ntags);
-                        format_scores(scores, sizeof scores, runs[i].d.scores, runs[i].d.nscores);
-                        table_row(tb, runs[i].info.name, runs[i].info.status, dur, tags, scores);
-                }
-                table_print(tb);
-                printf("\n");
-                report_print_groups(groups, explain_all, &go);
-        } else if (ctl->format == FORMAT_TABLE) {
-                json_t *differs = context_differs(runs, n);
-                char zero[2048] = "";
-                size_t zl = 0;
-
-                /* rows for counters that moved somewhere; cpu_* are the cpu
-                 * time line; what never moved is named once below */
-                for (int m = 0; m < _M_MAX; m++) {
-                        bool moved = false, have = false;
-                        for (size_t i = 0; i < n; i++) {
-                                moved |= runs[i].m[m].have && runs[i].m[m].total != 0;
-                                have |= runs[i].m[m].have;
-                        }
-                        shown[m] = selm[m] && metric_table[m].source != SRC_PROCSTAT && (moved || any_metric_opt);
-                        if (selm[m] && !shown[m] && have && !moved && metric_table[m].source != SRC_PROCSTAT &&
-                            zl < sizeof zero - 64)
-                                strbuf_appendf(zero, sizeof zero, &zl, "%s%s", zl ? ", " : "",
-                                                       metric_table[m].name);
-                }
-                printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
-                print_differs(differs);
-                json_decref(differs);
-                for (size_t i = 0; i < n; i++)
-                        print_run_table(&runs[i], &runs[0], shown, per);
-                if (zl)
-                        printf("zero in every run: %s\n", zero);
-        } else {
-                json_t *arr = json_array(), *doc;
-                for (size_t i = 0; i < n; i++)
-                        json_array_append_new(arr, run_report_json(&runs[i], &runs[0], selm, per));
-                if (ctl->format == FORMAT_CSV && go.nby) {
-                        /* one row per group */
-                        size_t i;
-                        json_t *o;
-                        json_array_foreach(groups, i, o) {
-                                json_object_del(o, "runs");
-                                json_object_del(o, "metrics");
-                                json_object_del(o, "metrics_vs_baseline");
-                                json_object_del(o, "locks_vs_baseline");
-                                json_object_del(o, "explain");
-                        }
-                        r = output_csv(groups);
-                } else if (ctl->format == FORMAT_CSV) {
+        arr = json_array();
+        for (size_t i = 0; i < n; i++) {
+                json_t *o = run_report_json(&runs[i], &runs[0], a->selm, a->per);
+                if (ctl->format == FORMAT_CSV) {
                         /* context and marks are per-run detail, not columns */
-                        size_t i;
-                        json_t *o;
-                        json_array_foreach(arr, i, o) {
-                                json_object_del(o, "context");
-                                json_object_del(o, "marks");
-                                json_object_del(o, "locks");    /* a list: JSON only */
-                        }
-                        r = output_csv(arr);
-                } else {
-                        doc = json_pack("{s:O,s:o,s:o}", "runs", arr, "context_differs", context_differs(runs, n),
-                                        "groups", groups ? json_incref(groups) : json_array());
-                        if (explain_all)
-                                json_object_set(doc, "explain", explain_all);
-                        r = output_json(doc);
-                        json_decref(doc);
+                        json_object_del(o, "context");
+                        json_object_del(o, "marks");
+                        json_object_del(o, "locks");    /* a list: JSON only */
                 }
-                json_decref(arr);
+                json_array_append_new(arr, o);
         }
-out:
-        json_decref(groups);
-        json_decref(explain_all);
-        group_opts_free(&go);
-        report_unload(runs, n);
+        if (ctl->format == FORMAT_CSV) {
+                r = output_csv(arr);
+                json_decref(arr);
+                return r;
+        }
+        doc = json_pack("{s:o,s:o,s:o}", "runs", arr, "context_differs", differs_json(cd, runs), "groups",
+                        groups_json(gr, runs, false));
+        if (gr && gr->has_all)
+                json_object_set_new(doc, "explain", groups_explain_json(gr->all, gr->nall));
+        r = output_json(doc);
+        json_decref(doc);
         return r;
+}
+
+int verb_report(struct ctl *ctl, int argc, char **argv)
+{
+        struct report_args a = { .go = GROUP_OPTS_DEFAULT, .per = PER_SYSTEM };
+        struct context_differs cd = { 0 };
+        struct group_result *gr = NULL;
+        struct analysis_run *runs = NULL;
+        size_t n = 0;
+        int r;
+
+        for (int m = 0; m < _M_MAX; m++)
+                a.selm[m] = true;
+        r = report_parse(&a, argc, argv);
+        if (r == 0)
+                r = run_select_load(ctl, &a.sel, a.per == PER_CPU ? ANALYSIS_TOTALS_ALL : ANALYSIS_TOTALS_NODE, &runs, &n);
+        if (r)
+                goto out;
+        if (analysis_context_differs(runs, n, &cd) < 0 ||
+            ((a.go.nby || a.go.explain) && analysis_groups(runs, n, &a.go, &gr) < 0)) {
+                r = ctl_fail(EXIT_FAILED, "out of memory");
+                goto out;
+        }
+        if (ctl->format == FORMAT_TABLE && gr)
+                print_analysis(runs, n, &cd, gr);
+        else if (ctl->format == FORMAT_TABLE)
+                print_runs(runs, n, &cd, &a);
+        else
+                r = output_report(ctl, runs, n, &cd, gr, &a);
+out:
+        context_differs_free(&cd);
+        group_result_free(gr);
+        analysis_unload(runs, n);
+        report_args_free(&a);
+        return r < 0 ? EXIT_OK : r;
 }

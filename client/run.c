@@ -17,9 +17,13 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
 #include "proto.h"
+#include "selection.h"
+#include "sock.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 struct score_regex {
         char *key;

@@ -1,194 +1,15 @@
-/* runs.c - selecting runs (--since, --until, --tag) and `scalemonctl runs`. */
+/* runs.c - `scalemonctl runs`: the runs in range, one line each. */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl.h"
-#include "proto.h"
+#include "analysis.h"
+#include "output.h"
+#include "selection.h"
 #include "timeutil.h"
-
-int parse_key_value(const char *opt, const char *arg, bool value_is_number, char **ret_key, char **ret_value)
-{
-        const char *eq = strchr(arg, '='), *why;
-        _cleanup_free_ char *key = NULL, *value = NULL;
-
-        if (!eq || eq == arg)
-                return ctl_fail(EXIT_USAGE, "%s '%s': expected KEY=VALUE", opt, arg);
-        key = strndup(arg, (size_t)(eq - arg));
-        value = strdup(eq + 1);
-        if (!key || !value)
-                return ctl_fail(EXIT_FAILED, "out of memory");
-        if (!proto_valid_key(key, &why))
-                return ctl_fail(EXIT_USAGE, "%s '%s': %s", opt, arg, why);
-        if (value_is_number) {
-                char *end;
-                double d;
-                errno = 0;
-                d = strtod(value, &end);
-                if (errno || end == value || *end || !isfinite(d))
-                        return ctl_fail(EXIT_USAGE, "%s '%s': the value must be a number", opt, arg);
-        } else if (!proto_valid_value(value, &why))
-                return ctl_fail(EXIT_USAGE, "%s '%s': %s", opt, arg, why);
-        *ret_key = TAKE_PTR(key);
-        *ret_value = TAKE_PTR(value);
-        return 0;
-}
-
-int parse_metric_option(const char *arg, bool *sel, bool *given)
-{
-        _cleanup_free_ char *buf = strdup(arg);
-        char *save = NULL, *tok;
-        size_t n = 0;
-
-        if (!buf)
-                return ctl_fail(EXIT_FAILED, "out of memory");
-        /* the first --metric replaces "all"; later ones add to it */
-        if (!*given)
-                for (int m = 0; m < _M_MAX; m++)
-                        sel[m] = false;
-        *given = true;
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
-                int m = metric_id_by_name(tok);
-                if (m < 0)
-                        return ctl_fail(EXIT_USAGE, "--metric: unknown metric '%s' (scalemonctl metrics lists them)", tok);
-                sel[m] = true;
-        }
-        /* "" or ",": an empty selection is a mistake, not "no metrics" */
-        if (n == 0)
-                return ctl_fail(EXIT_USAGE, "--metric '%s': no metric named; give METRIC[,METRIC...] (scalemonctl metrics lists them)", arg);
-        return 0;
-}
-
-int run_select_set(struct run_select *sel, int which, const char *arg)
-{
-        switch (which) {
-        case 's':
-                sel->since_arg = arg;
-                return 0;
-        case 'u':
-                sel->until_arg = arg;
-                return 0;
-        case 't':
-                if (sel->ntags == ELEMENTSOF(sel->tags))
-                        return ctl_fail(EXIT_USAGE, "--tag: at most %zu", ELEMENTSOF(sel->tags));
-                if (parse_key_value("--tag", arg, false, &sel->tags[sel->ntags].key, &sel->tags[sel->ntags].value))
-                        return EXIT_USAGE;
-                sel->ntags++;
-                return 0;
-        }
-        return EXIT_USAGE;
-}
-
-void run_select_free(struct run_select *sel)
-{
-        for (size_t i = 0; i < sel->ntags; i++) {
-                free(sel->tags[i].key);
-                free(sel->tags[i].value);
-        }
-        sel->ntags = 0;
-}
-
-int run_select_list(struct ctl *ctl, const struct run_select *sel, struct run_info **ret, size_t *ret_n)
-{
-        struct run_filter f = { .since = INT64_MIN, .until = INT64_MAX, .tags = sel->tags, .ntags = sel->ntags };
-        struct store *s = ctl_store(ctl);
-        int r;
-
-        if (!s)
-                return EXIT_FAILED;
-        if (sel->since_arg && (r = ctl_when(ctl, "--since", sel->since_arg, false, &f.since)))
-                return r;
-        if (sel->until_arg && (r = ctl_when(ctl, "--until", sel->until_arg, true, &f.until)))
-                return r;
-        if (f.until < f.since)
-                return ctl_fail(EXIT_USAGE, "--until is before --since");
-        if (store_runs_list(s, &f, ret, ret_n) < 0)
-                return ctl_fail(EXIT_FAILED, "cannot read runs from %s: %s", ctl->db_path, store_errmsg(s));
-        if (*ret_n == 0) {
-                char a[32] = "the beginning", b[32] = "now", tags[256] = "";
-                size_t len = 0;
-                if (sel->since_arg)
-                        time_format_local(f.since, a, sizeof a);
-                if (sel->until_arg)
-                        time_format_local(f.until, b, sizeof b);
-                for (size_t i = 0; i < sel->ntags && len < sizeof tags - 80; i++)
-                        strbuf_appendf(tags, sizeof tags, &len, "%s%s=%s", i ? "," : " tagged ",
-                                                sel->tags[i].key, sel->tags[i].value);
-                free(*ret);
-                *ret = NULL;
-                return ctl_fail(EXIT_FAILED, "no runs%s between %s and %s in %s (scalemonctl runs lists them)", tags, a,
-                                b, ctl->db_path);
-        }
-        return 0;
-}
-
-/* From the run's ticks, on CLOCK_MONOTONIC, so that setting the clock
- * during a run does not change it; from the wall-clock times only where the
- * ticks are not all there (imported, purged), and never negative. */
-double run_duration_s(const struct run_info *ri)
-{
-        int64_t d;
-
-        if (ri->dur_ns >= 0 && (ri->end || ri->dur_ns > 0))
-                return (double)ri->dur_ns / 1e9;
-        d = (ri->end ? ri->end : now_realtime_ns()) - ri->start;
-        return (double)MAX(d, 0) / 1e9;
-}
-
-json_t *run_json(const struct run_info *ri, const struct run_detail *d)
-{
-        json_t *o, *tags = json_object(), *scores = json_object();
-
-        for (size_t i = 0; i < d->ntags; i++)
-                json_object_set_new(tags, d->tags[i].key, json_string(d->tags[i].value));
-        for (size_t i = 0; i < d->nscores; i++)
-                json_object_set_new(scores, d->scores[i].key, json_number(d->scores[i].value));
-        o = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "name", ri->name, "status", ri->status, "start",
-                      json_time(ri->start), "end", ri->end ? json_time(ri->end) : json_null(), "duration_s",
-                      ri->end ? json_real(run_duration_s(ri)) : json_null(), "exit_status",
-                      ri->has_exit_status ? json_integer(ri->exit_status) : json_null(), "tags", tags, "scores", scores);
-        if (o && ri->has_times) {
-                json_object_set_new(o, "wall_s", json_real(ri->wall_s));
-                json_object_set_new(o, "user_s", json_real(ri->user_s));
-                json_object_set_new(o, "sys_s", json_real(ri->sys_s));
-        }
-        if (o && ri->command)
-                json_object_set_new(o, "command", json_string(ri->command));
-        return o;
-}
-
-void format_kvs(char *buf, size_t len, const struct store_kv *kv, size_t n)
-{
-        size_t o = 0;
-        buf[0] = 0;
-        for (size_t i = 0; i < n && o < len; i++)
-                strbuf_appendf(buf, len, &o, "%s%s=%s", i ? " " : "", kv[i].key, kv[i].value);
-}
-
-void format_scores(char *buf, size_t len, const struct store_score *sc, size_t n)
-{
-        size_t o = 0;
-        buf[0] = 0;
-        for (size_t i = 0; i < n && o < len; i++) {
-                char v[32];
-                format_number(sc[i].value, v, sizeof v);
-                strbuf_appendf(buf, len, &o, "%s%s=%s", i ? " " : "", sc[i].key, v);
-        }
-}
-
-void format_duration_s(double s, char *buf, size_t len)
-{
-        if (s < 60)
-                snprintf(buf, len, "%.2fs", s);
-        else if (s < 3600)
-                snprintf(buf, len, "%dm%04.1fs", (int)(s / 60), fmod(s, 60));
-        else
-                snprintf(buf, len, "%dh%02dm%02ds", (int)(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
-}
+#include "verbs.h"
 
 int verb_runs(struct ctl *ctl, int argc, char **argv)
 {
@@ -255,9 +76,9 @@ int verb_runs(struct ctl *ctl, int argc, char **argv)
                         char start[32], dur[32] = "-", ex[16] = "-", tags[1024], scores[1024];
                         time_format_local(runs[i].start, start, sizeof start);
                         if (runs[i].end)
-                                format_duration_s(run_duration_s(&runs[i]), dur, sizeof dur);
+                                format_duration_s(analysis_duration_s(&runs[i]), dur, sizeof dur);
                         else
-                                snprintf(dur, sizeof dur, "(%.0fs)", run_duration_s(&runs[i]));
+                                snprintf(dur, sizeof dur, "(%.0fs)", analysis_duration_s(&runs[i]));
                         if (runs[i].has_exit_status)
                                 snprintf(ex, sizeof ex, "%d", runs[i].exit_status);
                         format_kvs(tags, sizeof tags, ds[i].tags, ds[i].ntags);

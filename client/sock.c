@@ -11,8 +11,9 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "ctl.h"
+#include "cli.h"
 #include "proto.h"
+#include "sock.h"
 #include "timeutil.h"
 
 #define REPLY_TIMEOUT_MS 30000

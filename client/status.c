@@ -8,8 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "cli.h"
+#include "output.h"
+#include "selection.h"
+#include "sock.h"
 #include "timeutil.h"
+#include "verbs.h"
 
 /* No options: anything after the verb is a usage error. */
 static int no_args(int argc, char **argv)

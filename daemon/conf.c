@@ -67,34 +67,46 @@ struct parse_state {
         bool retain_rollup_set;         /* by retain_rollup or by its older name */
 };
 
-/* A handler parses value into st, or writes what is wrong into err. */
-typedef int (*conf_handler)(struct parse_state *st, const char *value, char *err, size_t errlen);
+/* A handler parses value into st, or returns -errno and says in *ret_err
+ * what is wrong. */
+typedef int (*conf_handler)(struct parse_state *st, const char *value, char **ret_err);
 
-static int set_interval(struct parse_state *st, const char *value, char *err, size_t errlen)
+static void why(char **ret_err, const char *fmt, ...) _printf_(2, 3);
+static void why(char **ret_err, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(ret_err, fmt, ap) < 0)
+                *ret_err = NULL;
+        va_end(ap);
+}
+
+static int set_interval(struct parse_state *st, const char *value, char **ret_err)
 {
         struct conf *c = &st->c;
         int64_t ns;
         char lo[16], hi[16];
 
         if (duration_parse(value, &ns) < 0) {
-                snprintf(err, errlen, "interval '%s' is not a duration (%s)", value, DURATION_FORMS);
+                why(ret_err, "interval '%s' is not a duration (%s)", value, DURATION_FORMS);
                 return -EINVAL;
         }
         if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
                 duration_format(CONF_MIN_INTERVAL, lo, sizeof lo);
                 duration_format(CONF_MAX_INTERVAL, hi, sizeof hi);
-                snprintf(err, errlen, "interval %s is out of range (%s..%s)", value, lo, hi);
+                why(ret_err, "interval %s is out of range (%s..%s)", value, lo, hi);
                 return -ERANGE;
         }
         c->interval_ns = ns;
         return 0;
 }
 
-static int set_path(char **field, const char *what, const char *value, char *err, size_t errlen)
+static int set_path(char **field, const char *what, const char *value, char **ret_err)
 {
         char *p;
         if (value[0] != '/') {
-                snprintf(err, errlen, "%s '%s' must be an absolute path", what, value);
+                why(ret_err, "%s '%s' must be an absolute path", what, value);
                 return -EINVAL;
         }
         p = strdup(value);
@@ -105,24 +117,24 @@ static int set_path(char **field, const char *what, const char *value, char *err
         return 0;
 }
 
-static int set_database(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_database(struct parse_state *st, const char *value, char **ret_err)
 {
         struct conf *c = &st->c;
-        return set_path(&c->database, "database", value, err, errlen);
+        return set_path(&c->database, "database", value, ret_err);
 }
 
-static int set_socket(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_socket(struct parse_state *st, const char *value, char **ret_err)
 {
         struct conf *c = &st->c;
         if (strlen(value) >= 108) {
-                snprintf(err, errlen, "socket path is longer than a UNIX socket allows (107 bytes)");
+                why(ret_err, "socket path is longer than a UNIX socket allows (107 bytes)");
                 return -ENAMETOOLONG;
         }
-        return set_path(&c->socket, "socket", value, err, errlen);
+        return set_path(&c->socket, "socket", value, ret_err);
 }
 
 /* DUR or "forever" (0), at least an hour. */
-static int set_keep(const char *key, int64_t *field, const char *value, char *err, size_t errlen)
+static int set_keep(const char *key, int64_t *field, const char *value, char **ret_err)
 {
         int64_t ns;
 
@@ -131,56 +143,56 @@ static int set_keep(const char *key, int64_t *field, const char *value, char *er
                 return 0;
         }
         if (duration_parse(value, &ns) < 0) {
-                snprintf(err, errlen, "%s '%s' is not a duration or 'forever' (%s)", key, value, DURATION_FORMS);
+                why(ret_err, "%s '%s' is not a duration or 'forever' (%s)", key, value, DURATION_FORMS);
                 return -EINVAL;
         }
         if (ns < CONF_MIN_RETENTION) {
-                snprintf(err, errlen, "%s %s is too short: at least 1h, or 'forever'", key, value);
+                why(ret_err, "%s %s is too short: at least 1h, or 'forever'", key, value);
                 return -ERANGE;
         }
         *field = ns;
         return 0;
 }
 
-static int set_retain_raw(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_retain_raw(struct parse_state *st, const char *value, char **ret_err)
 {
-        return set_keep("retain_raw", &st->c.retain_raw_ns, value, err, errlen);
+        return set_keep("retain_raw", &st->c.retain_raw_ns, value, ret_err);
 }
 
 /* "retention" is retain_rollup's older name, from before rollups. */
-static int set_rollup_keep(struct parse_state *st, const char *key, const char *value, char *err, size_t errlen)
+static int set_rollup_keep(struct parse_state *st, const char *key, const char *value, char **ret_err)
 {
         if (st->retain_rollup_set) {
-                snprintf(err, errlen, "'retention' is the older name of 'retain_rollup': set only retain_rollup");
+                why(ret_err, "'retention' is the older name of 'retain_rollup': set only retain_rollup");
                 return -EINVAL;
         }
         st->retain_rollup_set = true;
-        return set_keep(key, &st->c.retain_rollup_ns, value, err, errlen);
+        return set_keep(key, &st->c.retain_rollup_ns, value, ret_err);
 }
 
-static int set_retain_rollup(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_retain_rollup(struct parse_state *st, const char *value, char **ret_err)
 {
-        return set_rollup_keep(st, "retain_rollup", value, err, errlen);
+        return set_rollup_keep(st, "retain_rollup", value, ret_err);
 }
 
-static int set_retention(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_retention(struct parse_state *st, const char *value, char **ret_err)
 {
-        return set_rollup_keep(st, "retention", value, err, errlen);
+        return set_rollup_keep(st, "retention", value, ret_err);
 }
 
-static int set_rollup_interval(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_rollup_interval(struct parse_state *st, const char *value, char **ret_err)
 {
         int64_t ns;
         char lo[16], hi[16];
 
         if (duration_parse(value, &ns) < 0) {
-                snprintf(err, errlen, "rollup_interval '%s' is not a duration (%s)", value, DURATION_FORMS);
+                why(ret_err, "rollup_interval '%s' is not a duration (%s)", value, DURATION_FORMS);
                 return -EINVAL;
         }
         if (ns < CONF_MIN_ROLLUP || ns > CONF_MAX_ROLLUP) {
                 duration_format(CONF_MIN_ROLLUP, lo, sizeof lo);
                 duration_format(CONF_MAX_ROLLUP, hi, sizeof hi);
-                snprintf(err, errlen, "rollup_interval %s is out of range (%s..%s)", value, lo, hi);
+                why(ret_err, "rollup_interval %s is out of range (%s..%s)", value, lo, hi);
                 return -ERANGE;
         }
         st->c.rollup_interval_ns = ns;
@@ -227,35 +239,35 @@ void size_format(int64_t bytes, char *buf, size_t len)
         snprintf(buf, len, "%" PRId64 "%s", bytes, unit[i]);
 }
 
-static int set_limit(const char *key, int64_t *field, const char *value, char *err, size_t errlen)
+static int set_limit(const char *key, int64_t *field, const char *value, char **ret_err)
 {
         int64_t v;
         int r = size_parse(value, &v);
 
         if (r < 0) {
-                snprintf(err, errlen, "%s '%s' is not a size (bytes, or a number with K, M or G, e.g. 64M)", key,
+                why(ret_err, "%s '%s' is not a size (bytes, or a number with K, M or G, e.g. 64M)", key,
                          value);
                 return r;
         }
         if (v < CONF_MIN_LIMIT) {
-                snprintf(err, errlen, "%s %s is too small: at least 64K", key, value);
+                why(ret_err, "%s %s is too small: at least 64K", key, value);
                 return -ERANGE;
         }
         *field = v;
         return 0;
 }
 
-static int set_backlog_limit(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_backlog_limit(struct parse_state *st, const char *value, char **ret_err)
 {
-        return set_limit("backlog_limit", &st->c.backlog_limit, value, err, errlen);
+        return set_limit("backlog_limit", &st->c.backlog_limit, value, ret_err);
 }
 
-static int set_wal_limit(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_wal_limit(struct parse_state *st, const char *value, char **ret_err)
 {
-        return set_limit("wal_limit", &st->c.wal_limit, value, err, errlen);
+        return set_limit("wal_limit", &st->c.wal_limit, value, ret_err);
 }
 
-static int set_max_db_size(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_max_db_size(struct parse_state *st, const char *value, char **ret_err)
 {
         int64_t v;
 
@@ -264,25 +276,25 @@ static int set_max_db_size(struct parse_state *st, const char *value, char *err,
                 return 0;
         }
         if (size_parse(value, &v) < 0) {
-                snprintf(err, errlen, "max_db_size '%s' is not a size or 'none' (bytes, or a number with K, M or G, e.g. 10G)",
+                why(ret_err, "max_db_size '%s' is not a size or 'none' (bytes, or a number with K, M or G, e.g. 10G)",
                          value);
                 return -EINVAL;
         }
         if (v < CONF_MIN_DB_SIZE) {
-                snprintf(err, errlen, "max_db_size %s is too small: at least 1M, or 'none'", value);
+                why(ret_err, "max_db_size %s is too small: at least 1M, or 'none'", value);
                 return -ERANGE;
         }
         st->c.max_db_size = v;
         return 0;
 }
 
-static int set_control_group(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_control_group(struct parse_state *st, const char *value, char **ret_err)
 {
         struct conf *c = &st->c;
         char *p;
         for (const char *q = value; *q; q++)
                 if (!isalnum((unsigned char)*q) && *q != '_' && *q != '-' && *q != '.') {
-                        snprintf(err, errlen, "control_group '%s' is not a group name", value);
+                        why(ret_err, "control_group '%s' is not a group name", value);
                         return -EINVAL;
                 }
         p = strdup(value);
@@ -294,7 +306,7 @@ static int set_control_group(struct parse_state *st, const char *value, char *er
 }
 
 /* "all", or a comma/space separated list of metric names into set[]. */
-static int parse_metric_list(const char *value, bool *set, bool allow_all, char *err, size_t errlen)
+static int parse_metric_list(const char *value, bool *set, bool allow_all, char **ret_err)
 {
         char buf[2048], *save = NULL, *tok;
 
@@ -306,14 +318,14 @@ static int parse_metric_list(const char *value, bool *set, bool allow_all, char 
                 return 0;
         }
         if (strlen(value) >= sizeof buf) {
-                snprintf(err, errlen, "metric list is too long");
+                why(ret_err, "metric list is too long");
                 return -E2BIG;
         }
         strcpy(buf, value);
         for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
                 int m = metric_id_by_name(tok);
                 if (m < 0) {
-                        snprintf(err, errlen, "unknown metric '%s' (scalemonctl metrics lists them)", tok);
+                        why(ret_err, "unknown metric '%s' (scalemonctl metrics lists them)", tok);
                         return -EINVAL;
                 }
                 set[m] = true;
@@ -321,14 +333,14 @@ static int parse_metric_list(const char *value, bool *set, bool allow_all, char 
         return 0;
 }
 
-static int set_metrics(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_metrics(struct parse_state *st, const char *value, char **ret_err)
 {
-        return parse_metric_list(value, st->metrics, true, err, errlen);
+        return parse_metric_list(value, st->metrics, true, ret_err);
 }
 
-static int set_exclude(struct parse_state *st, const char *value, char *err, size_t errlen)
+static int set_exclude(struct parse_state *st, const char *value, char **ret_err)
 {
-        return parse_metric_list(value, st->exclude, false, err, errlen);
+        return parse_metric_list(value, st->exclude, false, ret_err);
 }
 
 static const struct {
@@ -390,7 +402,8 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
 
         while (p < end) {
                 const char *eol = memchr(p, '\n', (size_t)(end - p));
-                char buf[4096], *s, *eq, *key, *value, *hash, err[512] = "";
+                char buf[4096], *s, *eq, *key, *value, *hash;
+                _cleanup_free_ char *err = NULL;
                 size_t n;
                 size_t i;
 
@@ -443,14 +456,14 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
                         conf_free(&st.c);
                         return fail(ret_err, fname, line, "'%s' has no value", key);
                 }
-                r = conf_table[i].handler(&st, value, err, sizeof err);
+                r = conf_table[i].handler(&st, value, &err);
                 if (r == -ENOMEM) {
                         conf_free(&st.c);
                         return r;
                 }
                 if (r < 0) {
                         conf_free(&st.c);
-                        return fail(ret_err, fname, line, "%s", err);
+                        return fail(ret_err, fname, line, "%s", err ? err : strerror(-r));
                 }
         }
 
@@ -507,4 +520,59 @@ int conf_load(const char *path, bool missing_ok, struct conf *c, char **ret_err)
                 len += (size_t)k;
         }
         return conf_parse(text, len, path, c, ret_err);
+}
+
+void conf_source_free(struct conf_source *src)
+{
+        free(src->path);
+        free(src->database);
+        free(src->socket);
+        memset(src, 0, sizeof *src);
+}
+
+int conf_source_copy(struct conf_source *dst, const struct conf_source *src)
+{
+        struct conf_source c = *src;
+
+        c.path = src->path ? strdup(src->path) : NULL;
+        c.database = src->database ? strdup(src->database) : NULL;
+        c.socket = src->socket ? strdup(src->socket) : NULL;
+        if ((src->path && !c.path) || (src->database && !c.database) || (src->socket && !c.socket)) {
+                conf_source_free(&c);
+                return -ENOMEM;
+        }
+        *dst = c;
+        return 0;
+}
+
+static int override_path(char **field, const char *value)
+{
+        char *p;
+
+        if (!value)
+                return 0;
+        p = strdup(value);
+        if (!p)
+                return -ENOMEM;
+        free(*field);
+        *field = p;
+        return 0;
+}
+
+int conf_read(const struct conf_source *src, struct conf *c, char **ret_err)
+{
+        int r;
+
+        conf_defaults(c);
+        if (!c->database || !c->socket || !c->control_group)
+                return -ENOMEM;
+        r = conf_load(src->path, src->missing_ok, c, ret_err);
+        if (r < 0)
+                return r;
+        if (src->interval_ns > 0)
+                c->interval_ns = src->interval_ns;
+        r = override_path(&c->database, src->database);
+        if (r >= 0)
+                r = override_path(&c->socket, src->socket);
+        return r;
 }

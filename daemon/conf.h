@@ -51,4 +51,20 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *c, 
 /* Read and parse a file.  missing_ok: a missing file leaves the defaults. */
 int conf_load(const char *path, bool missing_ok, struct conf *c, char **ret_err);
 
+/* Where the daemon's settings come from: the file, then the command
+ * line's values, which win over it.  The one place overrides are applied,
+ * at start and on every reload. */
+struct conf_source {
+        char *path;                     /* the file */
+        bool missing_ok;                /* the default path: a missing file leaves the defaults */
+        int64_t interval_ns;            /* --interval, or 0 */
+        char *database;                 /* --db, or NULL */
+        char *socket;                   /* --socket, or NULL */
+};
+void conf_source_free(struct conf_source *src);
+int conf_source_copy(struct conf_source *dst, const struct conf_source *src);
+/* Defaults, then the file, then the overrides: into *c (freed by the
+ * caller, also on failure).  On error *ret_err says file:line. */
+int conf_read(const struct conf_source *src, struct conf *c, char **ret_err);
+
 #endif

@@ -1,16 +1,25 @@
-/* fault.h - faults injected for tests (a fake; see fault.c). */
+/* fault.h - faults injected for tests (a fake; see fault.c), built only
+ * with ./configure --enable-test-seams. */
 #ifndef SCALEMON_FAULT_H
 #define SCALEMON_FAULT_H
 
-#include <stdbool.h>
+#include "sampler-ops.h"
 
 #define FAULT_ENV "SCALEMON_TEST_FAULTS"
 
-/* Re-read the fault file if it changed; cheap no-op without FAULT_ENV. */
-void fault_refresh(void);
-/* Should this read() of CPU cpu's group grp ("sw" or "hw") fail? */
-bool fault_read_error(int cpu, const char *grp);
-/* Should opening metric's event fail as if its tracepoint were gone? */
-bool fault_vanished(int metric);
+#if ENABLE_TEST_SEAMS
+/* With FAULT_ENV set, replace *ops and *ctx by a wrapper that injects the
+ * faults its file names and otherwise calls them; the wrapper's free
+ * frees the wrapped context too.  Without it, or in a build without test
+ * seams, nothing changes.  Returns 0 or -ENOMEM. */
+int fault_wrap(const struct sampler_ops **ops, void **ctx);
+#else
+static inline int fault_wrap(const struct sampler_ops **ops, void **ctx)
+{
+        (void)ops;
+        (void)ctx;
+        return 0;
+}
+#endif
 
 #endif

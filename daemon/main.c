@@ -103,7 +103,10 @@ static int daemonize(int *ret_ready_fd)
         return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line into *mo: ARGS_OK, or the exit code (after --help,
+ * --version, or a bad argument, which it has reported). */
+#define ARGS_OK (-1)
+static int parse_args(int argc, char **argv, struct manager_options *mo, bool *foreground, bool *check)
 {
         enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP,
                OPT_SIMULATE };
@@ -119,33 +122,32 @@ int main(int argc, char **argv)
                 { "help", no_argument, NULL, OPT_HELP },
                 {},
         };
-        struct manager_options mo = { .ready_fd = -1 };
-        _cleanup_free_ char *config_path = NULL, *err = NULL;
-        bool foreground = false, check = false;
-        struct manager *m = NULL;
-        struct conf conf = { 0 };
-        int c, r, ret = EXIT_SUCCESS;
+        struct conf_source *src = &mo->source;
+        int c;
 
-        memset(&mo.overrides, 0, sizeof mo.overrides);
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
                 switch (c) {
                 case OPT_CONFIG:
-                        free(config_path);
-                        config_path = absolute(optarg);
+                        free(src->path);
+                        src->path = absolute(optarg);
+                        if (!src->path)
+                                return EXIT_FAILURE;
                         break;
                 case OPT_DB:
-                        free(mo.overrides.database);
-                        mo.overrides.database = absolute(optarg);
-                        mo.override_database = true;
+                        free(src->database);
+                        src->database = absolute(optarg);
+                        if (!src->database)
+                                return EXIT_FAILURE;
                         break;
                 case OPT_SOCKET:
-                        free(mo.overrides.socket);
-                        mo.overrides.socket = absolute(optarg);
-                        mo.override_socket = true;
-                        if (strlen(mo.overrides.socket) >= 108) {
+                        free(src->socket);
+                        src->socket = absolute(optarg);
+                        if (!src->socket)
+                                return EXIT_FAILURE;
+                        if (strlen(src->socket) >= 108) {
                                 fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
                                         "(107 bytes); choose a shorter one\n", optarg);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
                         break;
                 case OPT_INTERVAL: {
@@ -153,14 +155,13 @@ int main(int argc, char **argv)
                         if (duration_parse(optarg, &ns) < 0) {
                                 fprintf(stderr, "scalemond: --interval %s: not a duration; use %s\n", optarg,
                                         DURATION_FORMS);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
                         if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
                                 fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", optarg);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
-                        mo.overrides.interval_ns = ns;
-                        mo.override_interval = true;
+                        src->interval_ns = ns;
                         break;
                 }
                 case OPT_SIMULATE: {
@@ -171,58 +172,61 @@ int main(int argc, char **argv)
                         if (errno || end == optarg || *end || n < SIM_MIN_CPUS || n > SIM_MAX_CPUS) {
                                 fprintf(stderr, "scalemond: --simulate-cpus %s: use a number of CPUs, %d..%d\n",
                                         optarg, SIM_MIN_CPUS, SIM_MAX_CPUS);
-                                { ret = 2; goto out; }
+                                return 2;
                         }
-                        mo.simulate_cpus = (int)n;
+                        mo->simulate_cpus = (int)n;
                         break;
                 }
                 case OPT_FOREGROUND:
-                        foreground = true;
+                        *foreground = true;
                         break;
                 case OPT_CHECK:
-                        check = true;
+                        *check = true;
                         break;
                 case OPT_VERSION:
                         printf("scalemond %s\n", PACKAGE_VERSION);
-                        goto out;
+                        return EXIT_SUCCESS;
                 case OPT_HELP:
                         help();
-                        goto out;
+                        return EXIT_SUCCESS;
                 default:
                         fprintf(stderr, "Try 'scalemond --help'.\n");
-                        { ret = 2; goto out; }
+                        return 2;
                 }
         }
         if (optind < argc) {
                 fprintf(stderr, "scalemond: unexpected argument '%s'; try 'scalemond --help'\n", argv[optind]);
-                { ret = 2; goto out; }
+                return 2;
         }
-        if ((mo.override_database && !mo.overrides.database) || (mo.override_socket && !mo.overrides.socket)) {
-                ret = EXIT_FAILURE;
+
+        src->missing_ok = !src->path;
+        if (!src->path)
+                src->path = strdup(CONF_DEFAULT_PATH);
+        if (!src->path)
+                return EXIT_FAILURE;
+        return ARGS_OK;
+}
+
+int main(int argc, char **argv)
+{
+        struct manager_options mo = { .ready_fd = -1 };
+        _cleanup_free_ char *err = NULL;
+        struct conf_source *src = &mo.source;
+        bool foreground = false, check = false;
+        struct manager *m = NULL;
+        struct conf conf = { 0 };
+        int r, ret;
+
+        ret = parse_args(argc, argv, &mo, &foreground, &check);
+        if (ret != ARGS_OK)
                 goto out;
-        }
+        ret = EXIT_SUCCESS;
 
-        mo.config_missing_ok = !config_path;
-        if (!config_path)
-                config_path = strdup(CONF_DEFAULT_PATH);
-        mo.config_path = config_path;
-
-        conf_defaults(&conf);
-        r = conf_load(config_path, mo.config_missing_ok, &conf, &err);
+        r = conf_read(src, &conf, &err);
         if (r < 0) {
                 fprintf(stderr, "scalemond: %s\n", err ? err : strerror(-r));
                 ret = EXIT_FAILURE;
                 goto out;
-        }
-        if (mo.override_interval)
-                conf.interval_ns = mo.overrides.interval_ns;
-        if (mo.override_database) {
-                free(conf.database);
-                conf.database = strdup(mo.overrides.database);
-        }
-        if (mo.override_socket) {
-                free(conf.socket);
-                conf.socket = strdup(mo.overrides.socket);
         }
         if (check) {
                 char iv[16];
@@ -231,7 +235,7 @@ int main(int argc, char **argv)
                         n += conf.enabled[i];
                 duration_format(conf.interval_ns, iv, sizeof iv);
                 printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled)\n",
-                       access(config_path, F_OK) == 0 ? config_path : "defaults", iv, conf.database, conf.socket,
+                       access(src->path, F_OK) == 0 ? src->path : "defaults", iv, conf.database, conf.socket,
                        n, (int)_M_MAX);
                 goto out;
         }
@@ -271,6 +275,6 @@ int main(int argc, char **argv)
         ret = r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 out:
         conf_free(&conf);
-        conf_free(&mo.overrides);
+        conf_source_free(&mo.source);
         return ret;
 }

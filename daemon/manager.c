@@ -1,10 +1,11 @@
-/* manager.c - the daemon's one event loop.
+/* manager.c - the daemon's one event loop and its life cycle.
  *
  * sd-event drives everything: a CLOCK_MONOTONIC timer samples every
  * interval, signals arrive through signalfd (SIGTERM/SIGINT stop, SIGHUP
  * reloads), and the watchdog is fed by the loop itself, so a hung loop
- * stops feeding it.  Samples are batched in memory and written in one
- * transaction per flush, at least once a second.
+ * stops feeding it.  The parts it drives live apart: the batch writer
+ * (writer.c), retention's schedule (retain-sched.c), runs (runs.c) and
+ * the control requests (requests.c).
  */
 #include "config.h"
 
@@ -21,75 +22,49 @@
 #include <systemd/sd-event.h>
 
 #include "ctl.h"
-#include "exchange.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "requests.h"
+#include "retain-sched.h"
 #include "runs.h"
 #include "sampler.h"
 #include "store.h"
 #include "timeutil.h"
+#include "writer.h"
 
-#define FLUSH_EVERY_NS     NSEC_PER_SEC
 #define CHECKPOINT_EVERY_S 60
-#define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
-#define RETAIN_EVERY_NS    NSEC_PER_SEC
-#define RETAIN_BUDGET_NS   (50 * NSEC_PER_MSEC)
-#define RETAIN_MAX_TICKS   128             /* ticks merged or deleted in one transaction */
-#define RETAIN_DUTY        5               /* catching up, work 1 part in 5 */
-#define SIZE_CAP_KEEP_NS   (3600 * NSEC_PER_SEC)   /* max_db_size never takes the last hour */
 
 struct manager {
         sd_event *event;
         sd_event_source *tick_src;
         sd_event_source *checkpoint_src;
-        sd_event_source *retain_src;
-        struct conf conf;
-        char *config_path;
-        bool config_missing_ok;
-        struct conf overrides;
-        bool override_interval, override_database, override_socket;
+        struct conf conf;                  /* the running settings: writer and retain_sched read them */
+        struct conf_source source;         /* where they came from, read again on reload */
 
         struct sampler *sampler;
         struct store *store;
+        struct writer *writer;
+        struct retain_sched *retain;
         struct ctl_server *ctl;
         struct runs *runs;
         int64_t host_id;
 
-        int64_t *cpu_vals;                 /* write_batch()'s per-CPU row of one metric */
-        bool *cpu_nulls;
-        int cpu_cap;
-        struct tick *batch;                /* ticks not yet written */
-        size_t nbatch, capbatch;
-        int64_t backlog_bytes;             /* memory held by batch[0..nbatch) */
-        struct {                           /* intervals dropped, not yet recorded */
-                int64_t start, end, intervals;
-                char reason[256];
-        } gap;
-        char hold_reason[160];             /* why the batch is not being written */
-        bool wal_held;                     /* a reader holds the WAL at wal_limit */
-        uint64_t nsamples;                 /* ticks taken so far */
-        struct snapshot_point last_snap;   /* the last run boundary's tick */
-        uint64_t last_snap_nsamples;
-        int64_t last_snap_mono;
-        int64_t last_flush_mono;
-        int last_flush_err;                /* to log a failing flush once */
-        int last_sample_err;
         uint64_t next_usec;                /* CLOCK_MONOTONIC time of the next tick */
         int64_t tick_late_max_ns;          /* the latest a tick ran after its time */
-        struct {                           /* retention (retain_work()) */
-                int64_t rollup_cursor;     /* store_rollup_step()'s; -1: from the database */
-                int64_t delete_cursor;     /* store_delete_step()'s */
-                uint64_t merged, deleted;  /* ticks merged away and deleted since start */
-                int64_t step_max_ns;       /* the longest call */
-                int64_t db_bytes;          /* the database's pages in use, when last looked at */
-                bool full_logged;          /* said that max_db_size cannot be kept */
-                bool err_logged;
-        } retain;
-
         int ready_fd;
         char status[256];
 };
+
+struct store *manager_store(struct manager *m) { return m->store; }
+struct sampler *manager_sampler(struct manager *m) { return m->sampler; }
+struct runs *manager_runs(struct manager *m) { return m->runs; }
+struct writer *manager_writer(struct manager *m) { return m->writer; }
+struct retain_sched *manager_retain(struct manager *m) { return m->retain; }
+const struct conf *manager_conf(struct manager *m) { return &m->conf; }
+const char *manager_status(struct manager *m) { return m->status; }
+int64_t manager_host_id(struct manager *m) { return m->host_id; }
+int64_t manager_tick_late_max(struct manager *m) { return m->tick_late_max_ns; }
 
 static void set_status(struct manager *m)
 {
@@ -145,6 +120,16 @@ static int sync_catalogue(struct manager *m)
                 scale[i] = sampler_scale(m->sampler, i);
         }
         return store_metrics_sync(m->store, avail, why, scale);
+}
+
+/* The writer saw a counter fail and stop: say so where users look. */
+static void on_catalogue_change(void *userdata)
+{
+        struct manager *m = userdata;
+
+        if (sync_catalogue(m) < 0)
+                log_warning("cannot record the metric catalogue: %s", store_errmsg(m->store));
+        set_status(m);
 }
 
 static void log_unavailable(struct manager *m)
@@ -226,248 +211,28 @@ static int record_host(struct manager *m)
         return store_topology_set(m->store, map->ncpus, map->node, map->online);
 }
 
-/* ---- batching and flushing ---- */
-
-static int64_t tick_bytes(const struct tick *t)
+/* The daemon's start in the database: this host, the catalogue, the
+ * settings, a start event; and the runs a previous daemon left open,
+ * closed as interrupted. */
+static int record_start(struct manager *m)
 {
-        return (int64_t)(sizeof *t + t->capv * sizeof *t->v + t->capmux * sizeof *t->mux + t->capev * sizeof *t->ev);
-}
+        int r = record_host(m);
 
-/* The backlog is full: drop its oldest eighth, and remember the span lost
- * so that it is written as a gap row with the next batch. */
-static void drop_oldest(struct manager *m)
-{
-        size_t n = MAX(m->nbatch / 8, (size_t)1);
-        char lim[32];
-
-        if (m->gap.intervals == 0) {
-                m->gap.start = m->batch[0].t;
-                snprintf(m->gap.reason, sizeof m->gap.reason, "backlog_limit reached while %s", m->hold_reason);
-                size_format(m->conf.backlog_limit, lim, sizeof lim);
-                log_error("unwritten intervals reached backlog_limit (%s): dropping the oldest; "
-                          "the gap will be recorded in the database", lim);
-        }
-        m->gap.end = m->batch[n - 1].t + m->batch[n - 1].dur;
-        m->gap.intervals += (int64_t)n;
-        for (size_t i = 0; i < n; i++) {
-                m->backlog_bytes -= tick_bytes(&m->batch[i]);
-                tick_clear(&m->batch[i]);
-        }
-        memmove(m->batch, m->batch + n, (m->nbatch - n) * sizeof *m->batch);
-        memset(m->batch + m->nbatch - n, 0, n * sizeof *m->batch);
-        m->nbatch -= n;
-}
-
-/* Zeros are not stored (schema invariant 1), so they are not held either;
- * while writes are failing, each held interval keeps only the memory it
- * needs, so that backlog_limit buys as many intervals as it can. */
-static void compact(struct manager *m, struct tick *t)
-{
-        size_t k = 0;
-
-        for (size_t i = 0; i < t->nv; i++)
-                if (t->v[i].null || t->v[i].value != 0)
-                        t->v[k++] = t->v[i];
-        t->nv = k;
-        if ((m->last_flush_err || m->wal_held) && t->capv > k && k > 0) {
-                struct sample_value *v = realloc(t->v, k * sizeof *v);
-                if (v) {
-                        t->v = v;
-                        t->capv = k;
-                }
-        }
-}
-
-static int take_sample(struct manager *m)
-{
-        struct tick *t;
-        int r;
-
-        if (m->nbatch > 0 && m->backlog_bytes >= m->conf.backlog_limit)
-                drop_oldest(m);
-        if (m->nbatch == m->capbatch) {
-                size_t cap = m->capbatch ? m->capbatch * 2 : 16;
-                struct tick *b = realloc(m->batch, cap * sizeof *b);
-                if (!b)
-                        return -ENOMEM;
-                memset(b + m->capbatch, 0, (cap - m->capbatch) * sizeof *b);
-                m->batch = b;
-                m->capbatch = cap;
-        }
-        t = &m->batch[m->nbatch];
-        r = sampler_sample(m->sampler, t);
-        if (r < 0) {
-                if (r != m->last_sample_err)
-                        log_error("sampling failed: %s; skipping this interval", strerror(-r));
-                m->last_sample_err = r;
-                return r == -ENOMEM ? r : 0;
-        }
-        if (m->last_sample_err) {
-                log_info("sampling works again");
-                m->last_sample_err = 0;
-        }
-        if (r > 0) {
-                compact(m, t);
-                m->backlog_bytes += tick_bytes(t);
-                m->nbatch++;
-                m->nsamples++;
-        }
-        if (sampler_take_catalogue_change(m->sampler)) {
-                /* a counter failed and stopped: say so where users look */
-                if (sync_catalogue(m) < 0)
-                        log_warning("cannot record the metric catalogue: %s", store_errmsg(m->store));
-                set_status(m);
-        }
-        return 0;
-}
-
-/* A tick's cpu-scope values v[0..n), all of one metric, as one packed
- * row (schema 0004).  The sampler sorts a tick's values by metric. */
-static int write_cpu_values(struct manager *m, int64_t tick, const struct sample_value *v, size_t n)
-{
-        int ncpus = 0;
-
-        for (size_t i = 0; i < n; i++)
-                if (v[i].loc >= 0)
-                        ncpus = MAX(ncpus, v[i].loc + 1);
-        if (ncpus > m->cpu_cap) {
-                int64_t *pv = realloc(m->cpu_vals, (size_t)ncpus * sizeof *pv);
-                bool *pn;
-                if (!pv)
-                        return -ENOMEM;
-                m->cpu_vals = pv;
-                pn = realloc(m->cpu_nulls, (size_t)ncpus * sizeof *pn);
-                if (!pn)
-                        return -ENOMEM;
-                m->cpu_nulls = pn;
-                m->cpu_cap = ncpus;
-        }
-        memset(m->cpu_vals, 0, (size_t)ncpus * sizeof *m->cpu_vals);
-        memset(m->cpu_nulls, 0, (size_t)ncpus * sizeof *m->cpu_nulls);
-        for (size_t i = 0; i < n; i++) {
-                if (v[i].loc < 0)
-                        continue;
-                /* deltas of u64 counters, clamped at 0: never negative */
-                m->cpu_vals[v[i].loc] = v[i].null ? 0 : MAX(v[i].value, (int64_t)0);
-                m->cpu_nulls[v[i].loc] = v[i].null;
-        }
-        return store_add_cpu_values(m->store, tick, v[0].metric, m->cpu_vals, m->cpu_nulls, ncpus);
-}
-
-static int write_tick_values(struct manager *m, int64_t id, const struct tick *t)
-{
-        int r = 0;
-
-        for (size_t k = 0; r >= 0 && k < t->nv;) {
-                size_t end = k + 1;
-
-                if (metric_table[t->v[k].metric].scope != SCOPE_CPU) {
-                        r = store_add_sample(m->store, id, t->v[k].metric, t->v[k].loc, t->v[k].value, t->v[k].null);
-                        k++;
-                        continue;
-                }
-                while (end < t->nv && t->v[end].metric == t->v[k].metric)
-                        end++;
-                r = write_cpu_values(m, id, t->v + k, end - k);
-                k = end;
-        }
-        return r;
-}
-
-static int write_batch(struct manager *m)
-{
-        int r = store_begin(m->store);
-
-        if (r >= 0 && m->gap.intervals > 0)
-                r = store_add_gap(m->store, m->gap.start, m->gap.end, m->gap.intervals, m->gap.reason);
-
-        for (size_t i = 0; r >= 0 && i < m->nbatch; i++) {
-                const struct tick *t = &m->batch[i];
-                int64_t id;
-
-                r = store_add_tick(m->store, t->t, t->dur, &id);
-                if (r >= 0)
-                        r = write_tick_values(m, id, t);
-                for (size_t k = 0; r >= 0 && k < t->nmux; k++)
-                        r = store_add_mux(m->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
-                for (size_t k = 0; r >= 0 && k < t->nev; k++)
-                        r = store_add_event(m->store, t->t + t->dur, t->ev[k].kind, t->ev[k].cpu, NULL);
-        }
         if (r >= 0)
-                r = store_commit(m->store);
-        if (r < 0)
-                store_rollback(m->store);
+                r = sync_catalogue(m);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "interval_ns", m->conf.interval_ns);
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "daemon_pid", getpid());
+        if (r >= 0)
+                r = store_meta_set_int(m->store, "daemon_started", now_realtime_ns());
+        if (r >= 0)
+                r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
+        if (r >= 0)
+                r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
+        if (r >= 0)
+                r = runs_recover(m->store, m->sampler);
         return r;
-}
-
-/* A reader that keeps a read transaction open pins the write-ahead log:
- * nothing can be checkpointed past its snapshot, and every write makes
- * the file longer.  Past wal_limit, hold the batch in memory until the
- * reader lets go.  A run boundary (force) is written anyway: it is a few
- * pages, and a run that cannot start is worse. */
-static bool wal_blocked(struct manager *m, bool force)
-{
-        char lim[32];
-        int r;
-
-        if (force || store_wal_size(m->store) < m->conf.wal_limit)
-                return false;
-        r = store_wal_reset(m->store);
-        if (r > 0) {
-                if (m->wal_held)
-                        log_info("the reader let go of the database: writing %zu held interval%s", m->nbatch,
-                                 m->nbatch == 1 ? "" : "s");
-                m->wal_held = false;
-                return false;
-        }
-        if (r < 0)              /* not a reader: let the write report it */
-                return false;
-        if (!m->wal_held) {
-                size_format(m->conf.wal_limit, lim, sizeof lim);
-                log_warning("the write-ahead log reached wal_limit (%s) and a reader holds the database: "
-                            "keeping samples in memory until it lets go", lim);
-                snprintf(m->hold_reason, sizeof m->hold_reason,
-                         "a reader held the database with the write-ahead log at wal_limit");
-        }
-        m->wal_held = true;
-        return true;
-}
-
-static int flush_batch(struct manager *m, bool force)
-{
-        int r;
-
-        m->last_flush_mono = now_monotonic_ns();
-        if (m->nbatch == 0 && m->gap.intervals == 0)
-                return 0;
-        if (wal_blocked(m, force))
-                return -EBUSY;
-        r = write_batch(m);
-        if (r < 0) {
-                if (!m->last_flush_err)
-                        log_error("cannot write to the database: %s; keeping %zu interval%s in memory and retrying",
-                                  store_errmsg(m->store), m->nbatch, m->nbatch == 1 ? "" : "s");
-                snprintf(m->hold_reason, sizeof m->hold_reason, "the database could not be written (%.100s)",
-                         store_errmsg(m->store));
-                m->last_flush_err = r;
-                return r;
-        }
-        if (m->last_flush_err)
-                log_info("database writes work again: wrote %zu held interval%s", m->nbatch,
-                         m->nbatch == 1 ? "" : "s");
-        if (m->gap.intervals > 0)
-                log_notice("recorded a gap of %" PRId64 " interval%s dropped from the backlog", m->gap.intervals,
-                           m->gap.intervals == 1 ? "" : "s");
-        m->last_flush_err = 0;
-        m->gap.intervals = 0;
-        m->nbatch = 0;
-        m->backlog_bytes = 0;
-        return 0;
-}
-
-static int flush(struct manager *m)
-{
-        return flush_batch(m, false);
 }
 
 /* ---- event sources ---- */
@@ -487,13 +252,12 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         if (now > usec)
                 m->tick_late_max_ns = MAX(m->tick_late_max_ns, (int64_t)(now - usec) * NSEC_PER_USEC);
 
-        r = take_sample(m);
+        r = writer_sample(m->writer);
         if (r < 0) {
                 log_error("out of memory while sampling, stopping");
                 return sd_event_exit(m->event, EXIT_FAILURE);
         }
-        if (m->conf.interval_ns >= FLUSH_EVERY_NS || now_monotonic_ns() - m->last_flush_mono >= FLUSH_EVERY_NS)
-                flush(m);
+        writer_tick_done(m->writer, m->conf.interval_ns);
 
         /* Next tick on the grid, without drift; if we fell behind by
          * more than an interval, skip ahead rather than catch up. */
@@ -511,99 +275,6 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* One slice of retention: the oldest ticks outside runs deleted while
- * the database is over max_db_size or past retain_rollup, then raw ticks
- * past retain_raw rolled up, one transaction at a time for at most half
- * an interval (and RETAIN_BUDGET_NS), so that a tick waits at most that
- * plus one transaction.  Returns true if work is left. */
-static bool retain_work(struct manager *m)
-{
-        int64_t start = now_monotonic_ns(), budget = MIN(m->conf.interval_ns / 2, RETAIN_BUDGET_NS);
-        const struct conf *c = &m->conf;
-        int r;
-
-        /* while writes fail or are held, the flush has said so; this
-         * would only make the log longer */
-        if (m->last_flush_err || m->wal_held)
-                return false;
-        do {
-                int64_t now = now_realtime_ns();
-                size_t n = 0;
-
-                r = 0;
-                if (c->max_db_size > 0 && store_db_bytes(m->store, &m->retain.db_bytes) >= 0 &&
-                    m->retain.db_bytes > c->max_db_size) {
-                        r = store_delete_step(m->store, now - SIZE_CAP_KEEP_NS, RETAIN_MAX_TICKS,
-                                              &m->retain.delete_cursor, &n);
-                        if (r == 0 && !m->retain.full_logged) {
-                                char cap[16];
-                                size_format(c->max_db_size, cap, sizeof cap);
-                                log_warning("the database uses %.1f MiB, over max_db_size (%s), and what is left is "
-                                            "inside runs or from the last hour: delete old runs (scalemonctl run "
-                                            "delete) or raise max_db_size",
-                                            (double)m->retain.db_bytes / (1 << 20), cap);
-                                m->retain.full_logged = true;
-                        }
-                } else
-                        m->retain.full_logged = false;
-                if (r == 0 && c->retain_rollup_ns > 0)
-                        r = store_delete_step(m->store, now - c->retain_rollup_ns, RETAIN_MAX_TICKS,
-                                              &m->retain.delete_cursor, &n);
-                if (r > 0)
-                        m->retain.deleted += n;
-                else if (r == 0 && c->retain_raw_ns > 0 && c->rollup_interval_ns > c->interval_ns) {
-                        r = store_rollup_step(m->store, now - c->retain_raw_ns, c->rollup_interval_ns,
-                                              RETAIN_MAX_TICKS, &m->retain.rollup_cursor, &n);
-                        m->retain.merged += n;
-                }
-        } while (r > 0 && now_monotonic_ns() - start < budget);
-        if (r < 0 && !m->retain.err_logged) {
-                log_warning("cannot roll up or delete old samples: %s; trying again every second",
-                            r == -ENOMEM ? "out of memory" : store_errmsg(m->store));
-                m->retain.err_logged = true;
-        } else if (r >= 0)
-                m->retain.err_logged = false;
-        m->retain.step_max_ns = MAX(m->retain.step_max_ns, now_monotonic_ns() - start);
-        return r > 0;
-}
-
-/* "raw samples kept 7d, then 1m rollups to 90d, database capped at 10G" */
-static void retention_format(const struct conf *c, char *buf, size_t len)
-{
-        char raw[16], every[16], keep[16], cap[16];
-        size_t n;
-
-        duration_format(c->retain_raw_ns, raw, sizeof raw);
-        duration_format(c->rollup_interval_ns, every, sizeof every);
-        duration_format(c->retain_rollup_ns, keep, sizeof keep);
-        if (c->retain_raw_ns == 0 || (c->retain_rollup_ns > 0 && c->retain_rollup_ns <= c->retain_raw_ns) ||
-            c->rollup_interval_ns <= c->interval_ns)
-                snprintf(buf, len, "samples kept %s", c->retain_rollup_ns ? keep : "forever");
-        else
-                snprintf(buf, len, "raw samples kept %s, then %s rollups %s%s", raw, every,
-                         c->retain_rollup_ns ? "to " : "", c->retain_rollup_ns ? keep : "forever");
-        n = strlen(buf);
-        if (c->max_db_size > 0 && n < len) {
-                size_format(c->max_db_size, cap, sizeof cap);
-                snprintf(buf + n, len - n, ", database capped at %s", cap);
-        }
-}
-
-static int on_retain(sd_event_source *src, uint64_t usec, void *userdata)
-{
-        struct manager *m = userdata;
-        int64_t t0 = now_monotonic_ns(), t1, next;
-        bool more = retain_work(m);
-
-        (void)usec;
-        t1 = now_monotonic_ns();
-        /* catching up: again soon, but resting RETAIN_DUTY - 1 times as
-         * long as it worked */
-        next = more ? t1 + MAX((t1 - t0) * (RETAIN_DUTY - 1), NSEC_PER_MSEC) : t1 + RETAIN_EVERY_NS;
-        sd_event_source_set_time(src, (uint64_t)(next / NSEC_PER_USEC));
-        return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
-}
-
 static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
@@ -611,7 +282,7 @@ static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
 
         /* while writes fail, the flush has said so once; retrying the
          * checkpoint would only say it again */
-        if (!m->last_flush_err) {
+        if (!writer_failing(m->writer)) {
                 r = store_checkpoint(m->store, false);
                 if (r < 0)
                         log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
@@ -628,25 +299,11 @@ static int on_stop(sd_event_source *src, const struct signalfd_siginfo *si, void
         return sd_event_exit(m->event, 0);
 }
 
-static void apply_overrides(struct manager *m, struct conf *c)
-{
-        if (m->override_interval)
-                c->interval_ns = m->overrides.interval_ns;
-        if (m->override_database) {
-                free(c->database);
-                c->database = strdup(m->overrides.database);
-        }
-        if (m->override_socket) {
-                free(c->socket);
-                c->socket = strdup(m->overrides.socket);
-        }
-}
-
 /* SIGHUP or the reload request: read the configuration again.  A broken
  * one is refused (-EINVAL, *ret_err says file:line) and the running one
  * stays; a good one applies without a gap in the samples.  Either way the
  * daemon goes on; only -ENOMEM is fatal. */
-static int reload(struct manager *m, char **ret_err)
+int manager_reload(struct manager *m, char **ret_err)
 {
         struct conf c;
         _cleanup_free_ char *err = NULL;
@@ -654,8 +311,7 @@ static int reload(struct manager *m, char **ret_err)
         char iv[16];
         int r;
 
-        conf_defaults(&c);
-        r = conf_load(m->config_path, m->config_missing_ok, &c, &err);
+        r = conf_read(&m->source, &c, &err);
         if (r < 0) {
                 log_error("reload refused, keeping the running configuration: %s", err ? err : strerror(-r));
                 if (asprintf(ret_err, "reload refused, keeping the running configuration: %s",
@@ -664,11 +320,6 @@ static int reload(struct manager *m, char **ret_err)
                 conf_free(&c);
                 return r == -ENOMEM ? r : -EINVAL;
         }
-        apply_overrides(m, &c);
-        if (!c.database || !c.socket) {
-                conf_free(&c);
-                return -ENOMEM;
-        }
         if (!streq(c.database, m->conf.database))
                 log_warning("database path changed to %s: it applies at the next restart, not on reload", c.database);
         if (!streq(c.socket, m->conf.socket))
@@ -676,7 +327,7 @@ static int reload(struct manager *m, char **ret_err)
 
         sd_notify(0, "RELOADING=1");
         /* Close the current interval at the old settings first. */
-        r = take_sample(m);
+        r = writer_sample(m->writer);
         if (r < 0)
                 goto out;
         metrics_changed = memcmp(c.enabled, m->conf.enabled, sizeof c.enabled) != 0;
@@ -705,7 +356,7 @@ static int reload(struct manager *m, char **ret_err)
         memset(&c, 0, sizeof c);
         set_control_group(m);
 
-        r = flush(m);
+        r = writer_flush(m->writer, false);
         if (r >= 0 && metrics_changed)
                 r = sync_catalogue(m);
         if (r >= 0)
@@ -728,156 +379,13 @@ static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, vo
 {
         struct manager *m = userdata;
         _cleanup_free_ char *err = NULL;
-        int r = reload(m, &err);
+        int r = manager_reload(m, &err);
 
         if (r == -ENOMEM) {
                 log_error("out of memory while reloading, stopping");
                 return sd_event_exit(m->event, EXIT_FAILURE);
         }
         return 0;
-}
-
-/* ---- control requests ---- */
-
-/* An immediate sample, written at once: a run's boundary falls exactly on
- * a tick boundary, and its totals are exact there.  Requests that come
- * within SNAPSHOT_REUSE_NS of the last boundary, with no tick since, share
- * its tick: under a burst of run starts and stops from many clients the
- * daemon samples once per burst, not once per request. */
-static int snapshot(struct manager *m, struct snapshot_point *pt, char **ret_err)
-{
-        int64_t now = now_monotonic_ns();
-        int r;
-
-        if (m->last_snap_mono && m->nsamples == m->last_snap_nsamples && m->nbatch == 0 &&
-            now - m->last_snap_mono < SNAPSHOT_REUSE_NS) {
-                *pt = m->last_snap;
-                return 0;
-        }
-        r = take_sample(m);
-        if (r >= 0)
-                r = flush_batch(m, true);
-        if (r >= 0)
-                r = store_last_tick(m->store, &pt->tick, &pt->time);
-        pt->mono = sampler_last_mono(m->sampler);
-        if (r >= 0) {
-                m->last_snap = *pt;
-                m->last_snap_nsamples = m->nsamples;
-                m->last_snap_mono = now_monotonic_ns();
-        }
-        if (r < 0 && asprintf(ret_err, "cannot take a snapshot: %s",
-                              r == -ENOMEM ? "out of memory" : store_errmsg(m->store)) < 0)
-                *ret_err = NULL;
-        return r;
-}
-
-static json_t *status_json(struct manager *m)
-{
-        const struct cpumap *map = sampler_cpumap(m->sampler);
-        const int64_t *tot = sampler_totals(m->sampler);
-        int nloc = sampler_nloc(m->sampler);
-        json_t *totals = json_object(), *o;
-        int64_t last_tick = 0, last_end = 0;
-        char t[40] = "";
-
-        for (int i = 0; i < _M_MAX; i++) {
-                double sum = 0;
-                if (!sampler_available(m->sampler, i))
-                        continue;
-                for (int l = 0; l < nloc; l++)
-                        sum += (double)tot[i * nloc + l];
-                json_object_set_new(totals, metric_table[i].name, json_real(sum * sampler_scale(m->sampler, i)));
-        }
-        if (store_last_tick(m->store, &last_tick, &last_end) == 0)
-                time_format_rfc3339(last_end, t, sizeof t);
-        store_db_bytes(m->store, &m->retain.db_bytes);
-        o = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}",
-                      "pid", (int)getpid(), "version", PACKAGE_VERSION, "status", m->status, "interval_s",
-                      (double)m->conf.interval_ns / 1e9, "cpus_online", cpumap_online_count(map), "cpus", map->ncpus, "database", m->conf.database,
-                      "open_runs", runs_open_json(m->runs), "sampled_at", t, "sampled_at_ns", (json_int_t)last_end,
-                      "totals", totals, "memory", "sqlite_bytes", (json_int_t)store_memory_used(),
-                      "held_intervals", (json_int_t)m->nbatch, "held_bytes", (json_int_t)m->backlog_bytes,
-                      "retention", "merged_intervals", (json_int_t)m->retain.merged, "deleted_intervals",
-                      (json_int_t)m->retain.deleted, "step_max_us", (json_int_t)(m->retain.step_max_ns / NSEC_PER_USEC),
-                      "tick_late_max_us", (json_int_t)(m->tick_late_max_ns / NSEC_PER_USEC), "db_bytes",
-                      (json_int_t)m->retain.db_bytes);
-        return o;
-}
-
-static json_t *on_request(void *userdata, const struct proto_request *req, int fd, const struct ucred *peer,
-                          char **ret_err)
-{
-        struct manager *m = userdata;
-        struct snapshot_point pt = { 0 };
-        json_t *reply = NULL;
-
-        switch (req->cmd) {
-        case CMD_STATUS:
-                reply = status_json(m);
-                break;
-        case CMD_RUN_START:
-                if (snapshot(m, &pt, ret_err) >= 0)
-                        reply = runs_start(m->runs, m->store, m->sampler, m->host_id, m->conf.interval_ns, &pt, req,
-                                           ret_err);
-                break;
-        case CMD_RUN_STOP: {
-                /* check the name before taking a snapshot for nothing */
-                int i = runs_pick(m->runs, req->name, ret_err);
-                if (i == -ENOENT && req->name) {
-                        free(*ret_err);
-                        *ret_err = NULL;
-                        reply = runs_stop(m->runs, m->store, m->sampler, &pt, req, ret_err);
-                } else if (i >= 0 && snapshot(m, &pt, ret_err) >= 0)
-                        reply = runs_stop(m->runs, m->store, m->sampler, &pt, req, ret_err);
-                break;
-        }
-        case CMD_RUN_MARK:
-                reply = runs_mark(m->runs, m->store, req, ret_err);
-                break;
-        case CMD_RUN_DELETE: {
-                int r = runs_pick(m->runs, req->name, ret_err) >= 0 ? -EBUSY : store_run_delete(m->store, req->name);
-                if (r == 0) {
-                        log_run(LOG_INFO, req->name, "run %s deleted (uid %u)", req->name, (unsigned)peer->uid);
-                        m->retain.delete_cursor = 0;    /* its intervals may go now */
-                        reply = json_pack("{s:s}", "deleted", req->name);
-                        break;
-                }
-                if (r == -ENOENT)
-                        r = asprintf(ret_err, "no run named %s (scalemonctl runs lists them)", req->name);
-                else if (r == -EBUSY)
-                        r = asprintf(ret_err, "run %s is still running: stop it first (scalemonctl run stop %s)",
-                                     req->name, req->name);
-                else
-                        r = asprintf(ret_err, "cannot delete run %s: %s", req->name, store_errmsg(m->store));
-                if (r < 0)
-                        *ret_err = NULL;
-                break;
-        }
-        case CMD_RELOAD:
-                if (reload(m, ret_err) >= 0)
-                        reply = json_pack("{s:s}", "status", m->status);
-                break;
-        case CMD_IMPORT: {
-                size_t nruns = 0;
-                if (fd < 0) {
-                        if (asprintf(ret_err, "import needs the file passed as a descriptor") < 0)
-                                *ret_err = NULL;
-                        break;
-                }
-                if (exchange_import_fd(m->store, fd, &nruns, ret_err) >= 0) {
-                        log_info("imported %zu run%s (uid %u)", nruns, nruns == 1 ? "" : "s", (unsigned)peer->uid);
-                        reply = json_pack("{s:I}", "imported", (json_int_t)nruns);
-                }
-                break;
-        }
-        default:
-                break;
-        }
-        if (fd >= 0)
-                close(fd);
-        if (!reply && !*ret_err && asprintf(ret_err, "out of memory") < 0)
-                *ret_err = NULL;
-        return reply;
 }
 
 /* ---- life cycle ---- */
@@ -928,18 +436,13 @@ struct manager *manager_free(struct manager *m)
         runs_free(m->runs);
         sd_event_source_unref(m->tick_src);
         sd_event_source_unref(m->checkpoint_src);
-        sd_event_source_unref(m->retain_src);
+        retain_sched_free(m->retain);
         sd_event_unref(m->event);
-        for (size_t i = 0; i < m->capbatch; i++)
-                tick_clear(&m->batch[i]);
-        free(m->batch);
-        free(m->cpu_vals);
-        free(m->cpu_nulls);
+        writer_free(m->writer);
         sampler_free(m->sampler);
         store_close(m->store);
         conf_free(&m->conf);
-        conf_free(&m->overrides);
-        free(m->config_path);
+        conf_source_free(&m->source);
         if (m->ready_fd >= 0)
                 close(m->ready_fd);
         free(m);
@@ -959,23 +462,26 @@ static void tell_parent(struct manager *m, const char *msg)
 
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err)
 {
-        struct manager *m = calloc(1, sizeof *m);
+        struct manager *m;
         struct sampler_config sc = { .sysroot = "/sys", .procroot = "/proc", .mount_tracefs = true };
+        const char *cmd;
         sigset_t ss;
         int r;
 
+        if (requests_check(&cmd) < 0) {
+                /* a command added to proto.h and not to requests.c */
+                if (asprintf(ret_err, "internal error: no handler for the '%s' request", cmd) < 0)
+                        *ret_err = NULL;
+                return -ENOSYS;
+        }
+        m = calloc(1, sizeof *m);
         if (!m)
                 return -ENOMEM;
         m->ready_fd = opts->ready_fd;
-        m->config_missing_ok = opts->config_missing_ok;
-        m->override_interval = opts->override_interval;
-        m->override_database = opts->override_database;
-        m->override_socket = opts->override_socket;
         r = conf_copy(&m->conf, conf);
         if (r >= 0)
-                r = conf_copy(&m->overrides, &opts->overrides);
-        m->config_path = strdup(opts->config_path);
-        if (r < 0 || !m->config_path) {
+                r = conf_source_copy(&m->source, &opts->source);
+        if (r < 0) {
                 manager_free(m);
                 return -ENOMEM;
         }
@@ -997,23 +503,11 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                             strerror(-r));
 
         r = runs_new(&m->runs);
+        if (r >= 0)
+                r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
         if (r < 0)
                 goto fail;
-        r = record_host(m);
-        if (r >= 0)
-                r = sync_catalogue(m);
-        if (r >= 0)
-                r = store_meta_set_int(m->store, "interval_ns", m->conf.interval_ns);
-        if (r >= 0)
-                r = store_meta_set_int(m->store, "daemon_pid", getpid());
-        if (r >= 0)
-                r = store_meta_set_int(m->store, "daemon_started", now_realtime_ns());
-        if (r >= 0)
-                r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
-        if (r >= 0)
-                r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
-        if (r >= 0)
-                r = runs_recover(m->store, m->sampler);
+        r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
                         *ret_err = NULL;
@@ -1037,7 +531,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 goto fail;
-        r = ctl_server_new(m->event, m->conf.socket, on_request, m, &m->ctl, ret_err);
+        r = ctl_server_new(m->event, m->conf.socket, requests_handle, m, &m->ctl, ret_err);
         if (r < 0)
                 goto fail;
         set_control_group(m);
@@ -1056,10 +550,9 @@ int manager_run(struct manager *m)
         int r;
 
         /* Prime the counters: the first interval starts now. */
-        r = take_sample(m);
+        r = writer_prime(m->writer);
         if (r < 0)
                 return r;
-        m->last_flush_mono = now_monotonic_ns();
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         m->next_usec = now + interval_usec(m);
         r = sd_event_add_time(m->event, &m->tick_src, CLOCK_MONOTONIC, m->next_usec, 1, on_tick, m);
@@ -1072,11 +565,8 @@ int manager_run(struct manager *m)
                                       now + CHECKPOINT_EVERY_S * USEC_PER_SEC, USEC_PER_SEC, on_checkpoint, m);
         /* retention at once (a backlog starts shrinking), then in slices
          * that give way to ticks and requests */
-        m->retain.rollup_cursor = -1;
         if (r >= 0)
-                r = sd_event_add_time(m->event, &m->retain_src, CLOCK_MONOTONIC, now, 1000, on_retain, m);
-        if (r >= 0)
-                r = sd_event_source_set_priority(m->retain_src, SD_EVENT_PRIORITY_IDLE);
+                r = retain_sched_new(m->event, m->store, m->writer, &m->conf, &m->retain);
         if (r < 0)
                 return r;
 
@@ -1084,7 +574,7 @@ int manager_run(struct manager *m)
         set_status(m);
         {
                 char keep[128];
-                retention_format(&m->conf, keep, sizeof keep);
+                retain_sched_format(&m->conf, keep, sizeof keep);
                 log_info("started: %s, database %s, %s", m->status, m->conf.database, keep);
         }
         sd_notify(0, "READY=1");
@@ -1097,10 +587,11 @@ int manager_run(struct manager *m)
         {
                 struct snapshot_point pt;
                 _cleanup_free_ char *err = NULL;
-                if (snapshot(m, &pt, &err) < 0)
-                        log_error("the last %zu interval%s could not be written: %s", m->nbatch,
-                                  m->nbatch == 1 ? "" : "s", err ? err : "");
-                else if (runs_count(m->runs) > 0)
+                if (writer_snapshot(m->writer, &pt, &err) < 0) {
+                        size_t held = writer_backlog(m->writer, NULL);
+                        log_error("the last %zu interval%s could not be written: %s", held, held == 1 ? "" : "s",
+                                  err ? err : "");
+                } else if (runs_count(m->runs) > 0)
                         runs_interrupt_all(m->runs, m->store, m->sampler, &pt);
         }
         m->ctl = ctl_server_free(m->ctl);

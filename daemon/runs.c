@@ -68,15 +68,17 @@ size_t runs_count(const struct runs *rs)
         return rs->n;
 }
 
-json_t *runs_open_json(const struct runs *rs)
+const char *runs_name(const struct runs *rs, size_t i, int64_t *ret_start)
 {
-        json_t *a = json_array();
-        for (size_t i = 0; a && i < rs->n; i++) {
-                char t[40];
-                time_format_rfc3339(rs->v[i].start, t, sizeof t);
-                json_array_append_new(a, json_pack("{s:s,s:s}", "name", rs->v[i].name, "start", t));
-        }
-        return a;
+        if (ret_start)
+                *ret_start = rs->v[i].start;
+        return rs->v[i].name;
+}
+
+void run_result_clear(struct run_result *r)
+{
+        free(r->name);
+        memset(r, 0, sizeof *r);
 }
 
 static char *errf(const char *fmt, ...) _printf_(1, 2);
@@ -192,31 +194,71 @@ int runs_build_totals(const double *vals, int nloc, const struct cpumap *map, co
         return 0;
 }
 
-json_t *runs_start(struct runs *rs, struct store *st, const struct sampler *sm, int64_t host, int64_t interval_ns,
-                   const struct snapshot_point *pt, const struct proto_request *req, char **ret_err)
+/* Keep run id open from pt: the sampler's totals there, and its CPUs. */
+static int open_run_add(struct runs *rs, int64_t id, const char *name, const struct sampler *sm,
+                        const struct snapshot_point *pt)
 {
         const struct cpumap *map = sampler_cpumap(sm);
-        struct store_kv extra[4], tags[PROTO_MAX_TAGS];
+        struct open_run *r = realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+
+        if (!r)
+                return -ENOMEM;
+        rs->v = r;
+        r = &rs->v[rs->n];
+        memset(r, 0, sizeof *r);
+        r->id = id;
+        r->start = pt->time;
+        r->start_mono = pt->mono;
+        r->name = strdup(name);
+        r->ncpus = map->ncpus;
+        r->snap = malloc((size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
+        r->cpus = malloc((size_t)map->ncpus * sizeof *r->cpus);
+        if (!r->name || !r->snap || !r->cpus) {
+                open_run_clear(r);
+                return -ENOMEM;
+        }
+        memcpy(r->snap, sampler_totals(sm), (size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
+        memcpy(r->cpus, map->online, (size_t)map->ncpus * sizeof *r->cpus);
+        for (int m = 0; m < _M_MAX; m++)
+                r->metrics[m] = sampler_available(sm, m);
+        r->start_tick = pt->tick;
+        rs->n++;
+        if (sampler_lockwait(sm)) {     /* lock wait hook: a run boundary for the per-caller map */
+                int e = lockwait_run_start(sampler_lockwait(sm), &r->locks);
+                if (e < 0)
+                        log_run(LOG_WARNING, name, "run %s: its contended locks will not be recorded: %s", name,
+                                strerror(-e));
+        }
+        return 0;
+}
+
+int runs_start(struct runs *rs, const struct runs_env *env, const struct run_start_args *a, struct run_result *ret,
+               char **ret_err)
+{
+        struct store *st = env->store;
+        const struct sampler *sm = env->sampler;
+        const struct snapshot_point *pt = &env->pt;
+        struct store_kv extra[4];
         struct store_kv *ctx = NULL;
         size_t nctx = 0;
-        char iv[16], unavail[1024] = "", start[40];
-        struct open_run *r;
+        char iv[16], unavail[1024] = "";
+        char *name;
         struct run_info ri;
         struct run_new rn;
         int64_t id;
         size_t len = 0;
         int e;
 
-        if (store_run_find(st, req->name, &ri) == 0) {
+        if (store_run_find(st, a->name, &ri) == 0) {
                 char t[40];
                 time_format_local(ri.start, t, sizeof t);
-                *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name", req->name, t,
+                *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name", a->name, t,
                                 ri.status);
                 run_info_free(&ri);
-                return NULL;
+                return -EEXIST;
         }
 
-        duration_format(interval_ns, iv, sizeof iv);
+        duration_format(env->interval_ns, iv, sizeof iv);
         for (int m = 0; m < _M_MAX; m++)
                 if (!sampler_available(sm, m) && len < sizeof unavail - 64)
                         strbuf_appendf(unavail, sizeof unavail, &len, "%s%s", len ? "," : "",
@@ -227,68 +269,44 @@ json_t *runs_start(struct runs *rs, struct store *st, const struct sampler *sm, 
         e = context_capture("/sys", "/proc", extra, 3, &ctx, &nctx);
         if (e < 0) {
                 *ret_err = errf("cannot record the run's context: %s", strerror(-e));
-                return NULL;
+                return e;
         }
-        for (size_t i = 0; i < req->ntags; i++)
-                tags[i] = (struct store_kv){ req->tags[i].key, req->tags[i].value };
-        rn = (struct run_new){ .name = req->name, .host = host, .start = pt->time, .start_tick = pt->tick,
-                               .command = req->command, .tags = tags, .ntags = req->ntags, .context = ctx,
+        rn = (struct run_new){ .name = a->name, .host = env->host, .start = pt->time, .start_tick = pt->tick,
+                               .command = a->command, .tags = a->tags, .ntags = a->ntags, .context = ctx,
                                .ncontext = nctx };
         e = store_run_insert(st, &rn, &id);
         context_free(ctx, nctx);
         if (e == -EEXIST) {
-                *ret_err = errf("a run named '%s' already exists: choose another name", req->name);
-                return NULL;
+                *ret_err = errf("a run named '%s' already exists: choose another name", a->name);
+                return e;
         }
         if (e < 0) {
                 *ret_err = errf("cannot record the run: %s", store_errmsg(st));
-                return NULL;
+                return e;
         }
 
-        r = realloc(rs->v, (rs->n + 1) * sizeof *rs->v);
-        if (!r) {
-                *ret_err = errf("out of memory");
-                return NULL;
+        name = strdup(a->name);
+        if (!name)
+                return -ENOMEM;
+        e = open_run_add(rs, id, a->name, sm, pt);
+        if (e < 0) {
+                free(name);
+                return e;
         }
-        rs->v = r;
-        r = &rs->v[rs->n];
-        memset(r, 0, sizeof *r);
-        r->id = id;
-        r->start = pt->time;
-        r->start_mono = pt->mono;
-        r->name = strdup(req->name);
-        r->ncpus = map->ncpus;
-        r->snap = malloc((size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
-        r->cpus = malloc((size_t)map->ncpus * sizeof *r->cpus);
-        if (!r->name || !r->snap || !r->cpus) {
-                open_run_clear(r);
-                *ret_err = errf("out of memory");
-                return NULL;
-        }
-        memcpy(r->snap, sampler_totals(sm), (size_t)_M_MAX * (size_t)sampler_nloc(sm) * sizeof *r->snap);
-        memcpy(r->cpus, map->online, (size_t)map->ncpus * sizeof *r->cpus);
-        for (int m = 0; m < _M_MAX; m++)
-                r->metrics[m] = sampler_available(sm, m);
-        r->start_tick = pt->tick;
-        if (sampler_lockwait(sm) && (e = lockwait_run_start(sampler_lockwait(sm), &r->locks)) < 0)   /* lock wait hook */
-                log_run(LOG_WARNING, req->name, "run %s: its contended locks will not be recorded: %s", req->name,
-                        strerror(-e));
-        rs->n++;
 
-        log_run(LOG_INFO, req->name, "run %s started", req->name);
-        time_format_rfc3339(pt->time, start, sizeof start);
-        return json_pack("{s:{s:s,s:s}}", "run", "name", req->name, "start", start);
+        log_run(LOG_INFO, a->name, "run %s started", a->name);
+        *ret = (struct run_result){ .name = name, .status = "running", .start = pt->time };
+        return 0;
 }
 
-/* Close open run i at pt with the given status and the request's fields. */
+/* Close open run i at pt with the given status and the stop's fields. */
 static int finish(struct runs *rs, size_t i, struct store *st, const struct sampler *sm, const struct snapshot_point *pt,
-                  const char *status, const struct proto_request *req)
+                  const char *status, const struct run_stop_args *req)
 {
         struct open_run *r = &rs->v[i];
         const struct cpumap *map = sampler_cpumap(sm);
         int nloc = sampler_nloc(sm);
         const int64_t *tot = sampler_totals(sm);
-        struct store_score scores[PROTO_MAX_SCORES];
         struct store_total *totals = NULL;
         size_t ntotals = 0;
         struct run_end re = { .status = status, .end = pt->time, .end_tick = pt->tick,
@@ -317,9 +335,7 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         re.totals = totals;
         re.ntotals = ntotals;
         if (req) {
-                for (size_t k = 0; k < req->nscores; k++)
-                        scores[k] = (struct store_score){ req->scores[k].key, req->scores[k].value };
-                re.scores = scores;
+                re.scores = req->scores;
                 re.nscores = req->nscores;
                 re.has_exit_status = req->has_exit_status;
                 re.exit_status = req->exit_status;
@@ -347,55 +363,74 @@ out:
         return e;
 }
 
-json_t *runs_stop(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt,
-                  const struct proto_request *req, char **ret_err)
+int runs_stop(struct runs *rs, const struct runs_env *env, const struct run_stop_args *a, struct run_result *ret,
+              char **ret_err)
 {
-        const char *status = req->has_exit_status && req->exit_status != 0 ? "failed" : "done";
-        char name[PROTO_MAX_NAME + 1], start[40], end[40];
+        const struct snapshot_point *pt = &env->pt;
+        const char *status = a->has_exit_status && a->exit_status != 0 ? "failed" : "done";
+        _cleanup_free_ char *name = NULL;
         int64_t t0;
         double dur;
-        int i = runs_pick(rs, req->name, ret_err);
+        int i = runs_pick(rs, a->name, ret_err);
         int e;
 
-        if (i == -ENOENT && req->name)
-                *ret_err = not_open_why(st, req->name);
+        if (i == -ENOENT && a->name)
+                *ret_err = not_open_why(env->store, a->name);
         if (i < 0)
-                return NULL;
-        snprintf(name, sizeof name, "%s", rs->v[i].name);
+                return i;
+        name = strdup(rs->v[i].name);
+        if (!name)
+                return -ENOMEM;
         t0 = rs->v[i].start;
         dur = (double)(pt->mono - rs->v[i].start_mono) / 1e9;
-        e = finish(rs, (size_t)i, st, sm, pt, status, req);
+        e = finish(rs, (size_t)i, env->store, env->sampler, pt, status, a);
         if (e < 0) {
                 *ret_err = errf("cannot record the end of run %s: %s", name,
-                                e == -ENOMEM ? "out of memory" : store_errmsg(st));
-                return NULL;
+                                e == -ENOMEM ? "out of memory" : store_errmsg(env->store));
+                return e;
         }
         /* on CLOCK_MONOTONIC, not end - start: the wall clock may have
          * been set meanwhile */
         log_run(LOG_INFO, name, "run %s stopped: %s after %.3fs", name, status, dur);
-        time_format_rfc3339(t0, start, sizeof start);
-        time_format_rfc3339(pt->time, end, sizeof end);
-        return json_pack("{s:{s:s,s:s,s:s,s:s,s:f}}", "run", "name", name, "status", status, "start", start, "end", end,
-                         "duration_s", dur);
+        *ret = (struct run_result){ .name = TAKE_PTR(name), .status = status, .start = t0, .end = pt->time,
+                                    .duration_s = dur };
+        return 0;
 }
 
-json_t *runs_mark(struct runs *rs, struct store *st, const struct proto_request *req, char **ret_err)
+int runs_mark(struct runs *rs, struct store *st, const char *name, const char *text, const char **ret_run,
+              int64_t *ret_time, char **ret_err)
 {
         int64_t now = now_realtime_ns();
-        char t[40];
-        int i = runs_pick(rs, req->name, ret_err);
+        int i = runs_pick(rs, name, ret_err);
+        int e;
 
-        if (i == -ENOENT && req->name)
-                *ret_err = not_open_why(st, req->name);
+        if (i == -ENOENT && name)
+                *ret_err = not_open_why(st, name);
         if (i < 0)
-                return NULL;
-        if (store_run_add_mark(st, rs->v[i].id, now, req->text) < 0) {
+                return i;
+        e = store_run_add_mark(st, rs->v[i].id, now, text);
+        if (e < 0) {
                 *ret_err = errf("cannot record the mark: %s", store_errmsg(st));
-                return NULL;
+                return e;
         }
-        log_run(LOG_INFO, rs->v[i].name, "run %s: mark '%s'", rs->v[i].name, req->text);
-        time_format_rfc3339(now, t, sizeof t);
-        return json_pack("{s:{s:s,s:s,s:s}}", "mark", "run", rs->v[i].name, "time", t, "text", req->text);
+        log_run(LOG_INFO, rs->v[i].name, "run %s: mark '%s'", rs->v[i].name, text);
+        *ret_run = rs->v[i].name;
+        *ret_time = now;
+        return 0;
+}
+
+int runs_delete(struct runs *rs, struct store *st, const char *name, char **ret_err)
+{
+        _cleanup_free_ char *ignore = NULL;
+        int r = runs_pick(rs, name, &ignore) >= 0 ? -EBUSY : store_run_delete(st, name);
+
+        if (r == -ENOENT)
+                *ret_err = errf("no run named %s (scalemonctl runs lists them)", name);
+        else if (r == -EBUSY)
+                *ret_err = errf("run %s is still running: stop it first (scalemonctl run stop %s)", name, name);
+        else if (r < 0)
+                *ret_err = errf("cannot delete run %s: %s", name, store_errmsg(st));
+        return r;
 }
 
 int runs_interrupt_all(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt)
@@ -403,9 +438,10 @@ int runs_interrupt_all(struct runs *rs, struct store *st, const struct sampler *
         int r = 0;
 
         while (rs->n > 0) {
-                char name[PROTO_MAX_NAME + 1];
+                _cleanup_free_ char *name = strdup(rs->v[0].name);
                 int e;
-                snprintf(name, sizeof name, "%s", rs->v[0].name);
+                if (!name)
+                        return -ENOMEM;
                 e = finish(rs, 0, st, sm, pt, "interrupted", NULL);
                 if (e < 0) {
                         log_run(LOG_ERR, name, "run %s could not be closed: %s", name, store_errmsg(st));

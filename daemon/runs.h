@@ -1,41 +1,80 @@
-/* runs.h - benchmark runs on the daemon's side: open, close, recover. */
+/* runs.h - benchmark runs on the daemon's side: open, close, recover.
+ *
+ * Typed calls: the control protocol is decoded and the replies encoded in
+ * requests.c; nothing here knows JSON.  Errors: a negative errno, and
+ * where a user needs to know more, a one-line *ret_err (freed by the
+ * caller; NULL if out of memory). */
 #ifndef SCALEMON_RUNS_H
 #define SCALEMON_RUNS_H
 
-#include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "proto.h"
 #include "sampler.h"
 #include "store.h"
+#include "writer.h"
 
 struct runs;
 
 int runs_new(struct runs **ret);
 struct runs *runs_free(struct runs *rs);
 size_t runs_count(const struct runs *rs);
-/* Names and start times of the open runs, as a JSON array. */
-json_t *runs_open_json(const struct runs *rs);
-
-/* Where a snapshot was taken: the last tick written, and its end. */
-struct snapshot_point {
-        int64_t tick;
-        int64_t time;
-        int64_t mono;           /* CLOCK_MONOTONIC at the tick's end */
-};
+/* The name and start time of open run i < runs_count(). */
+const char *runs_name(const struct runs *rs, size_t i, int64_t *ret_start);
 
 /* Close the runs a previous daemon left open as interrupted, with totals
  * summed from the samples up to the last tick written.  Logs each. */
 int runs_recover(struct store *st, const struct sampler *sm);
 
-/* The request handlers: the caller has just taken a snapshot at pt
- * (sampled and flushed).  They return the reply, or NULL and *ret_err. */
-json_t *runs_start(struct runs *rs, struct store *st, const struct sampler *sm, int64_t host, int64_t interval_ns,
-                   const struct snapshot_point *pt, const struct proto_request *req, char **ret_err);
-json_t *runs_stop(struct runs *rs, struct store *st, const struct sampler *sm, const struct snapshot_point *pt,
-                  const struct proto_request *req, char **ret_err);
-json_t *runs_mark(struct runs *rs, struct store *st, const struct proto_request *req, char **ret_err);
-/* Which open run a request means: by name, or the only one. */
+/* Where runs_start() and runs_stop() find what they need besides their
+ * arguments: the store, the sampler's totals, and the snapshot the caller
+ * has just taken (sampled and written). */
+struct runs_env {
+        struct store *store;
+        const struct sampler *sampler;
+        int64_t host;                   /* host id of this machine */
+        int64_t interval_ns;
+        struct snapshot_point pt;
+};
+
+struct run_start_args {
+        const char *name;
+        const struct store_kv *tags;
+        size_t ntags;
+        const char *command;            /* or NULL */
+};
+
+struct run_stop_args {
+        const char *name;               /* NULL: the only open run */
+        const struct store_score *scores;
+        size_t nscores;
+        bool has_exit_status;
+        int exit_status;
+        bool has_times;
+        double wall_s, user_s, sys_s;
+};
+
+/* What a start or a stop did. */
+struct run_result {
+        char *name;
+        const char *status;             /* "running", "done", "failed" */
+        int64_t start, end;             /* ns since the epoch; end 0 while running */
+        double duration_s;              /* on CLOCK_MONOTONIC */
+};
+void run_result_clear(struct run_result *r);
+
+int runs_start(struct runs *rs, const struct runs_env *env, const struct run_start_args *a, struct run_result *ret,
+               char **ret_err);
+int runs_stop(struct runs *rs, const struct runs_env *env, const struct run_stop_args *a, struct run_result *ret,
+              char **ret_err);
+/* A mark in an open run, at *ret_time (now). */
+int runs_mark(struct runs *rs, struct store *st, const char *name, const char *text, const char **ret_run,
+              int64_t *ret_time, char **ret_err);
+/* A finished run and what belongs to it: -EBUSY if it is open, -ENOENT if
+ * there is none of that name. */
+int runs_delete(struct runs *rs, struct store *st, const char *name, char **ret_err);
+/* Which open run a request means: by name, or the only one.  -ENOENT
+ * (with *ret_err only when name is NULL) or -EINVAL (several are open). */
 int runs_pick(const struct runs *rs, const char *name, char **ret_err);
 
 /* Close every open run as interrupted at pt (clean shutdown). */

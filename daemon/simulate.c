@@ -346,3 +346,39 @@ uint64_t sim_numa_vary(const struct sim *sim, int n, int k, uint64_t real)
 {
         return vary(real, factor_of(sim->nreal_nodes, n, KEY_NUMA + k));
 }
+
+/* ---- the sampler's operations ---- */
+
+static int ops_refresh_online(void *ctx, struct cpumap *map) { return sim_refresh_online(ctx, map); }
+static void ops_begin_tick(void *ctx) { sim_begin_tick(ctx); }
+static int ops_numa_file(void *ctx, int n) { return sim_numa_source(ctx, n); }
+static uint64_t ops_numa_value(void *ctx, int n, int k, uint64_t v) { return sim_numa_vary(ctx, n, k, v); }
+static void ops_free(void *ctx) { sim_free(ctx); }
+
+static int ops_group_open(void *ctx, struct evgroup *g, int kind, int c, const struct evspec *specs, size_t n,
+                          int *err)
+{
+        return sim_group_open(ctx, g, kind, c, specs, n, err);
+}
+
+static int ops_group_read(void *ctx, struct evgroup *g, int kind, struct evdelta *d)
+{
+        return sim_group_read(ctx, g, kind, d);
+}
+
+static int ops_procstat(void *ctx, const char *buf, size_t len, const char **ret, size_t *ret_len)
+{
+        return sim_procstat(ctx, buf, len, ret, ret_len);
+}
+
+const struct sampler_ops sim_ops = {
+        .name = "simulated",
+        .refresh_online = ops_refresh_online,
+        .begin_tick = ops_begin_tick,
+        .group_open = ops_group_open,
+        .group_read = ops_group_read,
+        .procstat = ops_procstat,
+        .numa_file = ops_numa_file,
+        .numa_value = ops_numa_value,
+        .free = ops_free,
+};

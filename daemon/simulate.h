@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "evgroup.h"
+#include "sampler-ops.h"
 
 #define SIM_MIN_CPUS      1
 #define SIM_MAX_CPUS      8192
@@ -53,5 +54,9 @@ uint64_t sim_numa_vary(const struct sim *sim, int n, int k, uint64_t real);
 /* The factor (Q16: 65536 = 1.0) of simulated CPU c for series k: 1.0 for
  * the first copy of each real CPU, else in [0.5, 1.5). */
 uint32_t sim_factor(const struct sim *sim, int c, int k);
+
+/* The sampler's operations (sampler-ops.h) over the functions above;
+ * ctx is a struct sim, which sim_ops.free frees. */
+extern const struct sampler_ops sim_ops;
 
 #endif

@@ -14,8 +14,9 @@
  *
  * length_ns (the run's length on CLOCK_MONOTONIC, or null) is optional.
  * Import checks the whole document before it writes anything, then adds
- * every run in one transaction, so a bad file changes nothing.  It is part
- * of the store (it writes through store-internal.h) but owns the format.
+ * every run in one transaction, so a bad file changes nothing.  It owns
+ * the format; the rows are read and written through the store's API
+ * (store-exchange.c).
  */
 #include "config.h"
 
@@ -29,7 +30,7 @@
 #include "exchange.h"
 #include "macro.h"
 #include "proto.h"
-#include "store-internal.h"
+#include "store.h"
 #include "timeutil.h"
 
 /* ---- export ---- */
@@ -104,12 +105,19 @@ static json_t *run_to_json(const struct run_info *ri, const struct run_detail *d
         return o;
 }
 
+/* The hosts of the exported runs, each once. */
+static json_t *host_json(const struct host_info *h)
+{
+        return json_pack("{s:s,s:s,s:s,s:i,s:i,s:s}", "machine_id", h->machine_id, "hostname", h->hostname, "kernel",
+                         h->kernel, "cpus", h->ncpus, "nodes", h->nnodes, "cpu_model", h->cpu_model ? h->cpu_model : "");
+}
+
 int exchange_export(struct store *s, const struct run_filter *f, json_t **ret, size_t *ret_skipped)
 {
         struct run_info *runs = NULL;
-        size_t n = 0, skipped = 0;
+        struct store_metric_row *mrows = NULL;
+        size_t n = 0, skipped = 0, nmrows = 0;
         json_t *doc, *hosts, *jruns, *metrics;
-        sqlite3_stmt *st = NULL;
         char t[40];
         int r;
 
@@ -127,16 +135,9 @@ int exchange_export(struct store *s, const struct run_filter *f, json_t **ret, s
                 goto out;
         }
 
-        /* the hosts of the selected runs */
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT machine_id, hostname, kernel, ncpus, nnodes, cpu_model FROM host WHERE id = ?1",
-                               -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "host");
-                goto out;
-        }
         for (size_t i = 0; i < n; i++) {
+                struct host_info h;
                 struct run_detail d;
-                const char *mid;
                 json_t *jr;
                 bool seen = false;
                 size_t k;
@@ -145,31 +146,20 @@ int exchange_export(struct store *s, const struct run_filter *f, json_t **ret, s
                         skipped++;
                         continue;
                 }
-                sqlite3_bind_int64(st, 1, runs[i].host);
-                if (sqlite3_step(st) != SQLITE_ROW) {
-                        sqlite3_reset(st);
-                        r = store_sqlite_error(s, "host of a run");
+                r = store_host_by_id(s, runs[i].host, &h);
+                if (r < 0)
                         goto out;
-                }
-                mid = (const char *)sqlite3_column_text(st, 0);
                 json_array_foreach(hosts, k, jr)
-                        seen |= streq(json_string_value(json_object_get(jr, "machine_id")), mid);
+                        seen |= streq(json_string_value(json_object_get(jr, "machine_id")), h.machine_id);
                 if (!seen)
-                        json_array_append_new(hosts,
-                                              json_pack("{s:s,s:s,s:s,s:i,s:i,s:s}", "machine_id", mid, "hostname",
-                                                        (const char *)sqlite3_column_text(st, 1), "kernel",
-                                                        (const char *)sqlite3_column_text(st, 2), "cpus",
-                                                        sqlite3_column_int(st, 3), "nodes", sqlite3_column_int(st, 4),
-                                                        "cpu_model",
-                                                        sqlite3_column_text(st, 5) ? (const char *)sqlite3_column_text(st, 5)
-                                                                                   : ""));
+                        json_array_append_new(hosts, host_json(&h));
                 r = store_run_detail(s, runs[i].id, &d);
                 if (r < 0) {
-                        sqlite3_reset(st);
+                        host_info_clear(&h);
                         goto out;
                 }
-                jr = run_to_json(&runs[i], &d, mid);
-                sqlite3_reset(st);
+                jr = run_to_json(&runs[i], &d, h.machine_id);
+                host_info_clear(&h);
                 run_detail_free(&d);
                 if (!jr) {
                         r = -ENOMEM;
@@ -177,22 +167,19 @@ int exchange_export(struct store *s, const struct run_filter *f, json_t **ret, s
                 }
                 json_array_append_new(jruns, jr);
         }
-        sqlite3_finalize(st);
-        st = NULL;
 
-        if (sqlite3_prepare_v2(s->db, "SELECT name, scope, unit FROM metric ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "metric");
+        r = store_metrics_list(s, &mrows, &nmrows);
+        if (r < 0)
                 goto out;
-        }
-        while (sqlite3_step(st) == SQLITE_ROW)
-                json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", sqlite3_column_text(st, 0), "scope",
-                                                         sqlite3_column_text(st, 1), "unit", sqlite3_column_text(st, 2)));
+        for (size_t i = 0; i < nmrows; i++)
+                json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", mrows[i].name, "scope",
+                                                         mrows[i].scope, "unit", mrows[i].unit));
         *ret = doc;
         doc = NULL;
         *ret_skipped = skipped;
         r = 0;
 out:
-        sqlite3_finalize(st);
+        free(mrows);
         json_decref(doc);
         run_infos_free(runs, n);
         return r;
@@ -433,92 +420,41 @@ int exchange_validate(json_t *doc, char **ret_err)
 
 /* ---- import ---- */
 
-static int64_t ensure_host(struct store *s, json_t *h, int64_t when)
+static int import_host(struct store *s, json_t *h, int64_t first, int64_t *ret_id)
 {
-        sqlite3_stmt *st;
-        int64_t id = -EIO;
+        json_t *model = json_object_get(h, "cpu_model");
+        struct host_info hi = {
+                .machine_id = (char *)json_string_value(json_object_get(h, "machine_id")),
+                .hostname = (char *)json_string_value(json_object_get(h, "hostname")),
+                .kernel = (char *)json_string_value(json_object_get(h, "kernel")),
+                .cpu_model = json_is_string(model) ? (char *)json_string_value(model) : NULL,
+                .ncpus = (int)json_integer_value(json_object_get(h, "cpus")),
+                .nnodes = (int)json_integer_value(json_object_get(h, "nodes")),
+        };
 
-        if (sqlite3_prepare_v2(s->db,
-                               "INSERT INTO host (machine_id, hostname, kernel, ncpus, nnodes, cpu_model, first_seen, last_seen) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT (machine_id) DO UPDATE SET "
-                               "first_seen = min(first_seen, ?7) RETURNING id",
-                               -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "host");
-        sqlite3_bind_text(st, 1, json_string_value(json_object_get(h, "machine_id")), -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, json_string_value(json_object_get(h, "hostname")), -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, json_string_value(json_object_get(h, "kernel")), -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 4, (int)json_integer_value(json_object_get(h, "cpus")));
-        sqlite3_bind_int(st, 5, (int)json_integer_value(json_object_get(h, "nodes")));
-        if (json_is_string(json_object_get(h, "cpu_model")))
-                sqlite3_bind_text(st, 6, json_string_value(json_object_get(h, "cpu_model")), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 7, when);
-        if (sqlite3_step(st) == SQLITE_ROW)
-                id = sqlite3_column_int64(st, 0);
-        else
-                store_sqlite_error(s, "host");
-        sqlite3_finalize(st);
-        return id;
+        return store_host_import(s, &hi, first, ret_id);
 }
 
-/* Metrics this database has not seen get a row, marked as not sampled here. */
-static int ensure_metric(struct store *s, const char *name, json_t *doc)
+/* Metrics this database has not seen get a row: with the scope and unit
+ * the document gives, else the catalogue's, else system and count. */
+static int import_metric(struct store *s, const char *name, json_t *doc)
 {
         const struct metric_def *def = metric_by_name(name);
         const char *scope = def ? metric_scope_name(def->scope) : "system", *unit = def ? def->unit : "count";
         json_t *m;
-        sqlite3_stmt *st;
         size_t i;
-        int r;
 
         json_array_foreach(json_object_get(doc, "metrics"), i, m)
                 if (streq(json_string_value(json_object_get(m, "name")), name)) {
                         scope = json_string_value(json_object_get(m, "scope"));
                         unit = json_string_value(json_object_get(m, "unit"));
                 }
-        if (sqlite3_prepare_v2(s->db,
-                               "INSERT OR IGNORE INTO metric (name, scope, unit, source, available, why) "
-                               "VALUES (?1, ?2, ?3, 'imported', 0, 'imported from another database, not sampled here')",
-                               -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "metric");
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, unit, -1, SQLITE_STATIC);
-        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "metric");
-        sqlite3_finalize(st);
-        return r;
+        return store_metric_import(s, name, scope, unit);
 }
 
-static int bind_opt_real(sqlite3_stmt *st, int col, json_t *v)
+static double opt_real(json_t *v)
 {
-        return json_is_number(v) ? sqlite3_bind_double(st, col, json_number_value(v)) : sqlite3_bind_null(st, col);
-}
-
-static int insert_pairs(struct store *s, const char *sql, int64_t run, json_t *obj, bool numbers)
-{
-        const char *key;
-        json_t *v;
-        sqlite3_stmt *st;
-        int r = 0;
-
-        if (!obj)
-                return 0;
-        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, sql);
-        json_object_foreach(obj, key, v) {
-                sqlite3_bind_int64(st, 1, run);
-                sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-                if (numbers)
-                        sqlite3_bind_double(st, 3, json_number_value(v));
-                else
-                        sqlite3_bind_text(st, 3, json_string_value(v), -1, SQLITE_STATIC);
-                if (sqlite3_step(st) != SQLITE_DONE) {
-                        r = store_sqlite_error(s, sql);
-                        break;
-                }
-                sqlite3_reset(st);
-        }
-        sqlite3_finalize(st);
-        return r;
+        return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static int cmp_kv_key(const void *a, const void *b)
@@ -526,145 +462,154 @@ static int cmp_kv_key(const void *a, const void *b)
         return strcmp(((const struct store_kv *)a)->key, ((const struct store_kv *)b)->key);
 }
 
-/* The run's context, as a shared set (schema 0003). */
-static int insert_context(struct store *s, int64_t run, json_t *obj)
+/* The pairs of a validated object, pointing into it; free(*ret). */
+static int kv_array(json_t *obj, struct store_kv **ret, size_t *ret_n)
 {
-        _cleanup_free_ struct store_kv *kv = NULL;
         const char *key;
         json_t *v;
-        sqlite3_stmt *st;
         size_t n = 0;
-        int64_t ctx;
-        int r;
 
+        *ret = NULL;
+        *ret_n = 0;
         if (!obj || json_object_size(obj) == 0)
                 return 0;
-        kv = calloc(json_object_size(obj), sizeof *kv);
-        if (!kv)
+        *ret = calloc(json_object_size(obj), sizeof **ret);
+        if (!*ret)
                 return -ENOMEM;
-        json_object_foreach(obj, key, v) {
-                kv[n].key = (char *)key;
-                kv[n].value = (char *)json_string_value(v);
-                n++;
-        }
-        qsort(kv, n, sizeof *kv, cmp_kv_key);
-        r = store_context_put(s, kv, n, &ctx);
-        if (r < 0)
-                return r;
-        if (sqlite3_prepare_v2(s->db, "UPDATE run SET context = ?1 WHERE id = ?2", -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "run");
-        sqlite3_bind_int64(st, 1, ctx);
-        sqlite3_bind_int64(st, 2, run);
-        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
-        sqlite3_finalize(st);
-        return r;
+        json_object_foreach(obj, key, v)
+                (*ret)[n++] = (struct store_kv){ (char *)key, (char *)json_string_value(v) };
+        *ret_n = n;
+        return 0;
 }
 
-static int insert_totals(struct store *s, int64_t run, json_t *totals, json_t *doc)
+static int score_array(json_t *obj, struct store_score **ret, size_t *ret_n)
+{
+        const char *key;
+        json_t *v;
+        size_t n = 0;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!obj || json_object_size(obj) == 0)
+                return 0;
+        *ret = calloc(json_object_size(obj), sizeof **ret);
+        if (!*ret)
+                return -ENOMEM;
+        json_object_foreach(obj, key, v)
+                (*ret)[n++] = (struct store_score){ (char *)key, json_number_value(v) };
+        *ret_n = n;
+        return 0;
+}
+
+static int mark_array(json_t *marks, struct store_mark **ret, size_t *ret_n)
+{
+        json_t *m;
+        size_t i;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (json_array_size(marks) == 0)
+                return 0;
+        *ret = calloc(json_array_size(marks), sizeof **ret);
+        if (!*ret)
+                return -ENOMEM;
+        json_array_foreach(marks, i, m) {
+                int64_t t = 0;
+                get_time(m, "time", &t);
+                (*ret)[i] = (struct store_mark){ t, (char *)json_string_value(json_object_get(m, "text")) };
+        }
+        *ret_n = json_array_size(marks);
+        return 0;
+}
+
+/* The totals, each metric given a row first (in the order met). */
+static int total_array(struct store *s, json_t *totals, json_t *doc, struct store_total **ret, size_t *ret_n)
 {
         const char *level, *loc, *metric;
         json_t *lv, *at, *v;
-        sqlite3_stmt *st;
-        int r = 0;
+        size_t n = 0, cap = 0;
+        int r;
 
-        if (!totals)
-                return 0;
-        if (sqlite3_prepare_v2(s->db,
-                               "INSERT INTO run_total (run, metric, level, loc, value) "
-                               "VALUES (?1, (SELECT id FROM metric WHERE name = ?2), ?3, ?4, ?5)",
-                               -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "run_total");
-#define PUT(m_, loc_)                                                                  \
-        do {                                                                           \
-                r = ensure_metric(s, m_, doc);                                         \
-                if (r < 0)                                                             \
-                        goto out;                                                      \
-                sqlite3_bind_int64(st, 1, run);                                        \
-                sqlite3_bind_text(st, 2, m_, -1, SQLITE_STATIC);                       \
-                sqlite3_bind_text(st, 3, level, -1, SQLITE_STATIC);                    \
-                sqlite3_bind_int(st, 4, loc_);                                         \
-                sqlite3_bind_double(st, 5, json_number_value(v));                      \
-                if (sqlite3_step(st) != SQLITE_DONE) {                                 \
-                        r = store_sqlite_error(s, "run_total");                        \
-                        goto out;                                                      \
-                }                                                                      \
-                sqlite3_reset(st);                                                     \
+        *ret = NULL;
+        *ret_n = 0;
+#define PUT(lvl_, loc_)                                                                                 \
+        do {                                                                                            \
+                r = import_metric(s, metric, doc);                                                      \
+                if (r < 0)                                                                              \
+                        return r;                                                                       \
+                if (n == cap) {                                                                         \
+                        struct store_total *p_ = realloc(*ret, (cap = cap ? cap * 2 : 64) * sizeof *p_); \
+                        if (!p_)                                                                        \
+                                return -ENOMEM;                                                         \
+                        *ret = p_;                                                                      \
+                }                                                                                       \
+                (*ret)[n] = (struct store_total){ .level = (lvl_), .loc = (loc_), .value = json_number_value(v) }; \
+                snprintf((*ret)[n].metric, sizeof (*ret)[n].metric, "%s", metric);                      \
+                *ret_n = ++n;                                                                           \
         } while (0)
         json_object_foreach(totals, level, lv) {
                 if (streq(level, "system")) {
                         json_object_foreach(lv, metric, v)
-                                PUT(metric, 0);
+                                PUT(LEVEL_SYSTEM, 0);
                         continue;
                 }
                 json_object_foreach(lv, loc, at)
                         json_object_foreach(at, metric, v)
-                                PUT(metric, atoi(loc));
+                                PUT(streq(level, "node") ? LEVEL_NODE : LEVEL_CPU, atoi(loc));
         }
 #undef PUT
-out:
-        sqlite3_finalize(st);
-        return r;
+        return 0;
 }
 
 static int insert_run(struct store *s, json_t *r, int64_t host, json_t *doc, char **ret_err)
 {
-        sqlite3_stmt *st;
-        int64_t start = 0, end = 0, id;
-        json_t *marks, *m;
-        size_t i;
+        _cleanup_free_ struct store_kv *tags = NULL, *ctx = NULL;
+        _cleanup_free_ struct store_score *scores = NULL;
+        _cleanup_free_ struct store_mark *marks = NULL;
+        _cleanup_free_ struct store_total *totals = NULL;
+        json_t *exit_status = json_object_get(r, "exit_status"), *command = json_object_get(r, "command"),
+               *length = json_object_get(r, "length_ns");
+        struct run_import ri = {
+                .name = json_string_value(json_object_get(r, "name")),
+                .host = host,
+                .status = json_string_value(json_object_get(r, "status")),
+                .has_exit_status = json_is_integer(exit_status),
+                .exit_status = (int)json_integer_value(exit_status),
+                .wall_s = opt_real(json_object_get(r, "wall_s")),
+                .user_s = opt_real(json_object_get(r, "user_s")),
+                .sys_s = opt_real(json_object_get(r, "sys_s")),
+                .command = json_is_string(command) ? json_string_value(command) : NULL,
+                .has_length = json_is_integer(length),
+                .length_ns = json_integer_value(length),
+        };
+        int64_t id;
         int e;
 
-        get_time(r, "start", &start);
-        get_time(r, "end", &end);
-        if (sqlite3_prepare_v2(s->db,
-                               "INSERT INTO run (name, host, status, start, end, exit_status, wall_s, user_s, sys_s, "
-                               "command, imported, length_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11)",
-                               -1, &st, NULL) != SQLITE_OK)
-                return store_sqlite_error(s, "run");
-        sqlite3_bind_text(st, 1, json_string_value(json_object_get(r, "name")), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, host);
-        sqlite3_bind_text(st, 3, json_string_value(json_object_get(r, "status")), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, start);
-        sqlite3_bind_int64(st, 5, end);
-        if (json_is_integer(json_object_get(r, "exit_status")))
-                sqlite3_bind_int(st, 6, (int)json_integer_value(json_object_get(r, "exit_status")));
-        bind_opt_real(st, 7, json_object_get(r, "wall_s"));
-        bind_opt_real(st, 8, json_object_get(r, "user_s"));
-        bind_opt_real(st, 9, json_object_get(r, "sys_s"));
-        if (json_is_string(json_object_get(r, "command")))
-                sqlite3_bind_text(st, 10, json_string_value(json_object_get(r, "command")), -1, SQLITE_STATIC);
-        if (json_is_integer(json_object_get(r, "length_ns")))
-                sqlite3_bind_int64(st, 11, json_integer_value(json_object_get(r, "length_ns")));
-        e = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (e != SQLITE_DONE) {
-                if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE) {
-                        if (asprintf(ret_err, "run '%s' already exists in %s: nothing imported",
-                                     json_string_value(json_object_get(r, "name")), s->path) < 0)
-                                *ret_err = NULL;
-                        return -EEXIST;
-                }
-                return store_sqlite_error(s, "run");
-        }
-        id = sqlite3_last_insert_rowid(s->db);
-        e = insert_pairs(s, "INSERT INTO run_tag (run, key, value) VALUES (?1, ?2, ?3)", id,
-                         json_object_get(r, "tags"), false);
+        get_time(r, "start", &ri.start);
+        get_time(r, "end", &ri.end);
+        e = kv_array(json_object_get(r, "tags"), &tags, &ri.ntags);
         if (e >= 0)
-                e = insert_pairs(s, "INSERT INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", id,
-                                 json_object_get(r, "scores"), true);
+                e = score_array(json_object_get(r, "scores"), &scores, &ri.nscores);
         if (e >= 0)
-                e = insert_context(s, id, json_object_get(r, "context"));
+                e = kv_array(json_object_get(r, "context"), &ctx, &ri.ncontext);
+        if (e >= 0)
+                e = mark_array(json_object_get(r, "marks"), &marks, &ri.nmarks);
+        if (e >= 0)
+                e = total_array(s, json_object_get(r, "totals"), doc, &totals, &ri.ntotals);
         if (e < 0)
                 return e;
-        marks = json_object_get(r, "marks");
-        json_array_foreach(marks, i, m) {
-                int64_t t = 0;
-                get_time(m, "time", &t);
-                e = store_run_add_mark(s, id, t, json_string_value(json_object_get(m, "text")));
-                if (e < 0)
-                        return e;
-        }
-        return insert_totals(s, id, json_object_get(r, "totals"), doc);
+        if (ctx)
+                qsort(ctx, ri.ncontext, sizeof *ctx, cmp_kv_key);
+        ri.tags = tags;
+        ri.scores = scores;
+        ri.context = ctx;
+        ri.marks = marks;
+        ri.totals = totals;
+        e = store_run_import(s, &ri, &id);
+        if (e == -EEXIST && asprintf(ret_err, "run '%s' already exists in %s: nothing imported", ri.name,
+                                     store_path(s)) < 0)
+                *ret_err = NULL;
+        return e;
 }
 
 int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_err)
@@ -682,7 +627,7 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
         host_ids = calloc(json_array_size(hosts) + 1, sizeof *host_ids);
         if (!host_ids)
                 return -ENOMEM;
-        e = store_exec(s, "BEGIN IMMEDIATE");
+        e = store_import_begin(s);
         if (e < 0)
                 goto out;
         json_array_foreach(hosts, i, h) {
@@ -694,11 +639,9 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
                             get_time(r, "start", &t) == 0 && t < first)
                                 first = t;
                 }
-                host_ids[i] = ensure_host(s, h, first == INT64_MAX ? now_realtime_ns() : first);
-                if (host_ids[i] < 0) {
-                        e = (int)host_ids[i];
+                e = import_host(s, h, first == INT64_MAX ? now_realtime_ns() : first, &host_ids[i]);
+                if (e < 0)
                         goto rollback;
-                }
         }
         json_array_foreach(runs, i, r) {
                 int64_t host = 0;
@@ -710,14 +653,14 @@ int exchange_import(struct store *s, json_t *doc, size_t *ret_nruns, char **ret_
                 if (e < 0)
                         goto rollback;
         }
-        e = store_exec(s, "COMMIT");
+        e = store_import_commit(s);
         if (e < 0)
                 goto rollback;
         *ret_nruns = json_array_size(runs);
         goto out;
 rollback:
         store_rollback(s);
-        if (!*ret_err && asprintf(ret_err, "import failed, nothing imported: %s", s->errmsg) < 0)
+        if (!*ret_err && asprintf(ret_err, "import failed, nothing imported: %s", store_errmsg(s)) < 0)
                 *ret_err = NULL;
 out:
         free(host_ids);

@@ -25,24 +25,30 @@
 #include "macro.h"
 #include "proto.h"
 
-static const char *const cmd_names[_CMD_MAX] = {
-        [CMD_STATUS] = "status",
-        [CMD_RUN_START] = "run-start",
-        [CMD_RUN_STOP] = "run-stop",
-        [CMD_RUN_MARK] = "run-mark",
-        [CMD_RELOAD] = "reload",
-        [CMD_IMPORT] = "import",
-        [CMD_RUN_DELETE] = "run-delete",
+/* Every command: its name on the wire, and whether it changes state (and
+ * so needs a permitted peer).  Its fields are in cmd_fields[] below; its
+ * handler in the daemon's requests.c. */
+static const struct {
+        const char *name;
+        bool changes_state;
+} cmds[_CMD_MAX] = {
+        [CMD_STATUS] = { "status", false },
+        [CMD_RUN_START] = { "run-start", true },
+        [CMD_RUN_STOP] = { "run-stop", true },
+        [CMD_RUN_MARK] = { "run-mark", true },
+        [CMD_RELOAD] = { "reload", true },
+        [CMD_IMPORT] = { "import", true },
+        [CMD_RUN_DELETE] = { "run-delete", true },
 };
 
 const char *proto_cmd_name(enum proto_cmd cmd)
 {
-        return cmd < _CMD_MAX ? cmd_names[cmd] : "?";
+        return cmd < _CMD_MAX ? cmds[cmd].name : "?";
 }
 
 bool proto_cmd_changes_state(enum proto_cmd cmd)
 {
-        return cmd != CMD_STATUS;
+        return cmd >= _CMD_MAX || cmds[cmd].changes_state;
 }
 
 /* Run names: what a shell user types without quoting, not starting with
@@ -395,7 +401,7 @@ int proto_parse_request(const char *line, size_t len, struct proto_request *req,
                 return fail(ret_err, "a request needs 'cmd', a string");
         }
         for (int i = 0; i < _CMD_MAX; i++)
-                if (streq(cmd_names[i], json_string_value(cmd))) {
+                if (streq(cmds[i].name, json_string_value(cmd))) {
                         req->cmd = (enum proto_cmd)i;
                         r = parse_fields(o, req->cmd, req, ret_err);
                         goto out;

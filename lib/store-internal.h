@@ -1,4 +1,4 @@
-/* store-internal.h - what store.c and store-query.c share; not for callers. */
+/* store-internal.h - what the store's own files (lib/store*.c) share; no other file includes it. */
 #ifndef SCALEMON_STORE_INTERNAL_H
 #define SCALEMON_STORE_INTERNAL_H
 

@@ -67,11 +67,7 @@ static int insert_kvs(struct store *s, const char *table, int64_t run, const str
         sqlite3_stmt *st;
         int r = 0;
 
-        /* table: "run_tag", or a table and its columns */
-        if (strchr(table, '('))
-                snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?1, ?2, ?3)", table);
-        else
-                snprintf(sql, sizeof sql, "INSERT INTO %s (run, key, value) VALUES (?1, ?2, ?3)", table);
+        snprintf(sql, sizeof sql, "INSERT INTO %s (run, key, value) VALUES (?1, ?2, ?3)", table);
         if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, table);
         for (size_t i = 0; i < n && r == 0; i++) {
@@ -84,66 +80,6 @@ static int insert_kvs(struct store *s, const char *table, int64_t run, const str
         }
         sqlite3_finalize(st);
         return r;
-}
-
-void store_context_forget(struct store *s)
-{
-        for (size_t i = 0; i < s->nctx; i++) {
-                free(s->ctx[i].key);
-                free(s->ctx[i].value);
-        }
-        free(s->ctx);
-        s->ctx = NULL;
-        s->nctx = 0;
-        s->ctx_id = 0;
-}
-
-static bool same_kvs(const struct store_kv *a, size_t na, const struct store_kv *b, size_t nb)
-{
-        if (na != nb)
-                return false;
-        for (size_t i = 0; i < na; i++)
-                if (!streq(a[i].key, b[i].key) || !streq(a[i].value, b[i].value))
-                        return false;
-        return true;
-}
-
-int store_context_put(struct store *s, const struct store_kv *kv, size_t n, int64_t *ret_id)
-{
-        struct store_kv *copy;
-        int64_t id;
-        int r;
-
-        if (s->ctx_id > 0 && same_kvs(s->ctx, s->nctx, kv, n)) {
-                *ret_id = s->ctx_id;
-                return 0;
-        }
-        r = store_exec(s, "INSERT INTO context_set DEFAULT VALUES");
-        if (r < 0)
-                return r;
-        id = sqlite3_last_insert_rowid(s->db);
-        r = insert_kvs(s, "context_kv (ctx, key, value)", id, kv, n);
-        if (r < 0)
-                return r;
-        store_context_forget(s);
-        copy = calloc(n ? n : 1, sizeof *copy);
-        if (!copy)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                copy[i].key = strdup(kv[i].key);
-                copy[i].value = strdup(kv[i].value);
-                if (!copy[i].key || !copy[i].value) {
-                        s->ctx = copy;
-                        s->nctx = i + 1;
-                        store_context_forget(s);
-                        return -ENOMEM;
-                }
-        }
-        s->ctx = copy;
-        s->nctx = n;
-        s->ctx_id = id;
-        *ret_id = id;
-        return 0;
 }
 
 int store_run_insert(struct store *s, const struct run_new *rn, int64_t *ret_id)

@@ -390,6 +390,89 @@ fail:
         return r;
 }
 
+/* ---- context sets (schema 0003), shared by runs: the write
+ * connection remembers the last one, for the next run's start ---- */
+
+static int insert_context_kvs(struct store *s, int64_t id, const struct store_kv *kv, size_t n)
+{
+        sqlite3_stmt *st;
+        int r = 0;
+
+        if (sqlite3_prepare_v2(s->db, "INSERT INTO context_kv (ctx, key, value) VALUES (?1, ?2, ?3)", -1, &st, NULL) !=
+            SQLITE_OK)
+                return store_sqlite_error(s, "context_kv (ctx, key, value)");
+        for (size_t i = 0; i < n && r == 0; i++) {
+                sqlite3_bind_int64(st, 1, id);
+                sqlite3_bind_text(st, 2, kv[i].key, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 3, kv[i].value, -1, SQLITE_STATIC);
+                if (sqlite3_step(st) != SQLITE_DONE)
+                        r = store_sqlite_error(s, "context_kv (ctx, key, value)");
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
+void store_context_forget(struct store *s)
+{
+        for (size_t i = 0; i < s->nctx; i++) {
+                free(s->ctx[i].key);
+                free(s->ctx[i].value);
+        }
+        free(s->ctx);
+        s->ctx = NULL;
+        s->nctx = 0;
+        s->ctx_id = 0;
+}
+
+static bool same_kvs(const struct store_kv *a, size_t na, const struct store_kv *b, size_t nb)
+{
+        if (na != nb)
+                return false;
+        for (size_t i = 0; i < na; i++)
+                if (!streq(a[i].key, b[i].key) || !streq(a[i].value, b[i].value))
+                        return false;
+        return true;
+}
+
+int store_context_put(struct store *s, const struct store_kv *kv, size_t n, int64_t *ret_id)
+{
+        struct store_kv *copy;
+        int64_t id;
+        int r;
+
+        if (s->ctx_id > 0 && same_kvs(s->ctx, s->nctx, kv, n)) {
+                *ret_id = s->ctx_id;
+                return 0;
+        }
+        r = store_exec(s, "INSERT INTO context_set DEFAULT VALUES");
+        if (r < 0)
+                return r;
+        id = sqlite3_last_insert_rowid(s->db);
+        r = insert_context_kvs(s, id, kv, n);
+        if (r < 0)
+                return r;
+        store_context_forget(s);
+        copy = calloc(n ? n : 1, sizeof *copy);
+        if (!copy)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                copy[i].key = strdup(kv[i].key);
+                copy[i].value = strdup(kv[i].value);
+                if (!copy[i].key || !copy[i].value) {
+                        s->ctx = copy;
+                        s->nctx = i + 1;
+                        store_context_forget(s);
+                        return -ENOMEM;
+                }
+        }
+        s->ctx = copy;
+        s->nctx = n;
+        s->ctx_id = id;
+        *ret_id = id;
+        return 0;
+}
+
 struct store *store_close(struct store *s)
 {
         if (!s)

@@ -274,4 +274,46 @@ enum run_part {
 };
 int store_run_detail_parts(struct store *s, int64_t id, unsigned parts, struct run_detail *ret);
 
+/* --- runs from another database: exchange.c's export and import --- */
+
+/* The host row id, as it was recorded (cpu_model NULL where unknown). */
+int store_host_by_id(struct store *s, int64_t id, struct host_info *ret);
+
+/* A finished run as another database had it.  Inserted with its tags,
+ * scores, context, marks and totals (the totals' metrics must exist:
+ * store_metric_import()).  Doubles that are NAN are stored as NULL. */
+struct run_import {
+        const char *name;
+        int64_t host;                   /* store_host_import()'s id */
+        const char *status;             /* done, failed, interrupted */
+        int64_t start, end;
+        bool has_exit_status;
+        int exit_status;
+        double wall_s, user_s, sys_s;   /* or NAN */
+        const char *command;            /* or NULL */
+        bool has_length;
+        int64_t length_ns;
+        const struct store_kv *tags;
+        size_t ntags;
+        const struct store_score *scores;
+        size_t nscores;
+        const struct store_kv *context; /* sorted by key */
+        size_t ncontext;
+        const struct store_mark *marks;
+        size_t nmarks;
+        const struct store_total *totals;
+        size_t ntotals;
+};
+
+/* Import: everything between store_import_begin() and
+ * store_import_commit() is one transaction; on an error, store_rollback(). */
+int store_import_begin(struct store *s);
+int store_import_commit(struct store *s);
+/* A host, matched by machine_id; first_seen moves back to first. */
+int store_host_import(struct store *s, const struct host_info *h, int64_t first, int64_t *ret_id);
+/* A metric this database has not seen gets a row, marked as not sampled here. */
+int store_metric_import(struct store *s, const char *name, const char *scope, const char *unit);
+/* -EEXIST: a run of that name is in the database already. */
+int store_run_import(struct store *s, const struct run_import *ri, int64_t *ret_id);
+
 #endif

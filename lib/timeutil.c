@@ -237,7 +237,9 @@ void time_format_local(int64_t ns, char *buf, size_t len)
         strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-/* TEST SEAM, not a feature.  With SCALEMON_TEST_REALTIME_OFFSET_FILE set in
+#if ENABLE_TEST_SEAMS
+/* TEST SEAM, not a feature, built only with ./configure --enable-test-seams.
+ * With SCALEMON_TEST_REALTIME_OFFSET_FILE set in
  * the environment, now_realtime_ns() adds the signed number of nanoseconds
  * written (ASCII) in that file, so that tests/fault-clock.sh can make the
  * wall clock jump for scalemond and scalemonctl without touching the
@@ -287,6 +289,12 @@ static int64_t test_realtime_offset(void)
         fclose(f);
         return offset;
 }
+#else
+static inline int64_t test_realtime_offset(void)
+{
+        return 0;
+}
+#endif
 
 int64_t now_realtime_ns(void)
 {

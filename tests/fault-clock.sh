@@ -11,6 +11,7 @@
 # the independent measure of elapsed time.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
+need_seam SCALEMON_TEST_REALTIME_OFFSET_FILE "$SCALEMOND" "$SCALEMONCTL"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
 H=3600000000000                 # 1 h in ns

@@ -11,6 +11,7 @@
 # no interval skipped, and the run open across it all keeps exact totals.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
+need_seam SCALEMON_TEST_FAULTS "$SCALEMOND"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
 FAULTS=$TMP/faults

@@ -35,6 +35,16 @@ skip_all() { echo "1..0 # SKIP $*"; cleanup; exit 77; }
 bail() { echo "Bail out! $*"; cleanup; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for system-wide perf events"; }
+# need_seam VAR PROGRAM...: the test seam read from the environment
+# variable VAR is built into every PROGRAM (only with ./configure
+# --enable-test-seams); skip the whole test if not
+need_seam() {
+        local var=$1 p; shift
+        for p in "$@"; do
+                grep -qa "$var" "$p" ||
+                        skip_all "$(basename "$p") was built without the test seam $var (configure --enable-test-seams)"
+        done
+}
 
 cleanup() {
         if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then

@@ -130,6 +130,12 @@ ctl --format json report | jpy 'json.dumps(d, sort_keys=True)' > "$TMP/r1"
 cmp -s "$TMP/r1" "$TMP/r2"; ok $? "the imported database gives the same report"
 ctl report > "$TMP/t1"; "$SCALEMONCTL" --db "$TMP/copy.db" report > "$TMP/t2"
 cmp -s "$TMP/t1" "$TMP/t2"; ok $? "the same table too"
+"$SCALEMONCTL" --db "$TMP/copy.db" export > "$TMP/again.json"; ok $? "export from the copy"
+# every field of every run and host (tags, scores, context, marks, totals)
+# comes back as it went out
+jpy 'json.dumps([d["hosts"], d["runs"]], sort_keys=True)' < "$TMP/all.json" > "$TMP/x1"
+jpy 'json.dumps([d["hosts"], d["runs"]], sort_keys=True)' < "$TMP/again.json" > "$TMP/x2"
+cmp -s "$TMP/x1" "$TMP/x2"; ok $? "exported again, the same runs and hosts ($(wc -c < "$TMP/x1") bytes)"
 before=$(sql "SELECT count(*) FROM run")
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"][-1]["status"]="exploded"; json.dump(d, open(sys.argv[2],"w"))' \
         "$TMP/all.json" "$TMP/bad.json"

@@ -2,8 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "conf.h"
+#include "macro.h"
 #include "tap.h"
 
 #define NS 1000000000LL
@@ -124,5 +127,35 @@ int main(void)
         ok(r < 0, "a directory is refused");
         free(err);
         conf_free(&c);
+
+        /* conf_read(): the file, then the command line's values over it,
+         * the same at start and on reload */
+        {
+                char path[] = "/tmp/test-conf-XXXXXX";
+                const char text[] = "interval = 5s\ndatabase = /var/tmp/file.db\nsocket = /run/file.sock\n"
+                                    "backlog_limit = 1M\n";
+                struct conf_source src = { .path = path, .interval_ns = 2 * CONF_MIN_INTERVAL,
+                                           .database = (char *)"/tmp/cli.db" };
+                int fd = mkstemp(path);
+
+                ok(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "a file to read");
+                close(fd);
+                r = conf_read(&src, &c, &err);
+                ok(r == 0 && c.interval_ns == 2 * CONF_MIN_INTERVAL, "--interval wins over the file");
+                ok(r == 0 && streq(c.database, "/tmp/cli.db"), "--db wins over the file");
+                ok(r == 0 && streq(c.socket, "/run/file.sock"), "the file's socket where --socket is not given");
+                ok(r == 0 && c.backlog_limit == 1 << 20, "and the file's other settings");
+                conf_free(&c);
+                fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+                ok(fd >= 0 && write(fd, "interval = soon\n", 16) == 16, "the file broken");
+                close(fd);
+                err = NULL;
+                r = conf_read(&src, &c, &err);
+                ok(r == -EINVAL, "a broken file is refused, whatever the overrides");
+                contains(err, ":1: interval 'soon' is not a duration", "and says file:line");
+                free(err);
+                conf_free(&c);
+                unlink(path);
+        }
         return tap_done();
 }

@@ -6,6 +6,7 @@
 
 #include "macro.h"
 #include "proto.h"
+#include "requests.h"
 #include "tap.h"
 
 static void good(const char *line, enum proto_cmd cmd, const char *name)
@@ -102,5 +103,12 @@ int main(void)
         json_decref(j);
         proto_request_free(&req);
         proto_request_free(&back);
+
+        {
+                const char *missing = NULL;
+                ok(requests_check(&missing) == 0, "the daemon has a handler for every command");
+                if (missing)
+                        printf("#   none for '%s'\n", missing);
+        }
         return tap_done();
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # test.sh - the whole test suite, as CI runs it, on a fresh Debian 12 as
 # root: install the packages, build twice (warnings as errors; and with
-# AddressSanitizer + UndefinedBehaviorSanitizer), run `make check` in each,
+# AddressSanitizer + UndefinedBehaviorSanitizer), both with the test seams
+# (--enable-test-seams: fault injection, the clock offset), run `make check` in each,
 # check the release tarball with `make distcheck`, and end with the line
 # "N passed, N failed, N skipped".
 set -u
@@ -42,8 +43,8 @@ suite() {       # suite NAME CONFIGURE-ARGS...
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-suite ci --enable-werror --enable-bpf
-suite asan --enable-werror --enable-sanitizers --enable-bpf
+suite ci --enable-werror --enable-test-seams --enable-bpf
+suite asan --enable-werror --enable-sanitizers --enable-test-seams --enable-bpf
 
 # the release tarball builds, installs and uninstalls cleanly (its tests
 # are the ones above, so they are not run a third time)

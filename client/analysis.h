@@ -1,0 +1,294 @@
+/* analysis.h - what scalemonctl computes from stored runs, as typed
+ * results: per-run rates and spread (report), groups with score
+ * statistics, baseline verdicts and explain rankings (report --group-by,
+ * --baseline, --explain; plot groups), and scalability curves with their
+ * USL fit (curve; plot curve).
+ *
+ * Nothing here prints or knows a JSON key: functions return 0 or -errno
+ * and fill structs; report.c, groups.c, curve.c and plot.c format them.
+ * Invariant 1: a result borrows strings (names, tags, score keys) from the
+ * runs it was computed from; free it before analysis_unload() of those
+ * runs.
+ *
+ * analysis.c: loading and per-run rates; analysis-groups.c: groups,
+ * verdicts and explain; analysis-curve.c: curves. */
+#ifndef SCALEMON_CLIENT_ANALYSIS_H
+#define SCALEMON_CLIENT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "metric.h"
+#include "stats.h"
+#include "store-locks.h"
+#include "store.h"
+
+/* ---- runs: totals turned into rates ---- */
+
+struct mstat {
+        bool have;              /* the run has totals for this metric */
+        const char *why;        /* why not (static text) */
+        double total, per_s;
+        bool spread;            /* cpu metric with per-CPU totals */
+        double cpu_min, cpu_median, cpu_max, imbalance;
+        bool imbalance_ok;      /* mean > 0 */
+};
+
+/* A run's contended kernel locks (run_lock, schema 0006), largest total
+ * wait first; lost.known is false for a run recorded without BPF. */
+struct analysis_locks {
+        struct store_lock *v;
+        size_t n;
+        struct store_lock_lost lost;
+};
+
+#define ANALYSIS_CPU_TIMES 8    /* user nice system idle iowait irq softirq steal */
+extern const int analysis_cpu_time_metric[ANALYSIS_CPU_TIMES];
+extern const char *const analysis_cpu_time_name[ANALYSIS_CPU_TIMES];
+
+struct analysis_run {
+        struct run_info info;
+        struct run_detail d;
+        double dur;                             /* seconds, until now while running */
+        struct mstat m[_M_MAX];
+        double cpu_time[ANALYSIS_CPU_TIMES];    /* seconds */
+        double cpu_total;       /* CPU-seconds the run had (from /proc/stat), 0 if unknown */
+        double busiest[_M_MAX]; /* rate on the busiest CPU, cpu metrics; NAN otherwise */
+        struct analysis_locks locks;    /* its contended kernel locks (analysis-locks.c) */
+        /* Coming: its host's name (info.host is the id) for --host and
+         * --group-by host. */
+};
+
+/* What analysis_load() keeps of each run's totals (a 256-CPU run has some
+ * 5,000, nearly all per CPU). */
+enum analysis_totals {
+        ANALYSIS_TOTALS_SYSTEM, /* read only the system-wide ones: rates, no spread across CPUs (curves) */
+        ANALYSIS_TOTALS_NODE,   /* read all for the spread, keep the node and system ones */
+        ANALYSIS_TOTALS_ALL,    /* keep every one (--per cpu) */
+};
+
+/* The runs infos[0..n) with their details and rates.  0, and infos is
+ * taken over (freed here); or -errno, infos left to the caller, and
+ * *ret_failed the index of the run that could not be read (n: out of
+ * memory).  Free with analysis_unload. */
+int analysis_load(struct store *st, struct run_info *infos, size_t n, enum analysis_totals keep,
+                  struct analysis_run **ret, size_t *ret_failed);
+struct analysis_run *analysis_unload(struct analysis_run *runs, size_t n);
+
+/* Rates, spread across CPUs and CPU time of one run, from its totals. */
+void analysis_compute(struct analysis_run *r);
+/* From the run's ticks (CLOCK_MONOTONIC), or the wall-clock times where
+ * the ticks are not all there; until now while running; never negative. */
+double analysis_duration_s(const struct run_info *ri);
+const char *analysis_context_value(const struct run_detail *d, const char *key);
+const char *analysis_tag_value(const struct run_detail *d, const char *key);
+/* The run's tag key as a number > 0 (threads, vcpus, ways)? */
+bool analysis_numeric_tag(const struct analysis_run *r, const char *key, double *ret);
+const struct store_score *analysis_find_score(const struct run_detail *d, const char *key);
+/* Change from base to x in %; false if base is 0. */
+bool analysis_pct_change(double base, double x, double *ret);
+
+/* Context that differs between runs: for each such key (first-seen
+ * order), each run's value (NULL where not recorded). */
+struct context_differ {
+        const char *key;
+        const char **value;     /* [nruns] */
+};
+struct context_differs {
+        struct context_differ *keys;
+        size_t nkeys, nruns;
+};
+int analysis_context_differs(const struct analysis_run *runs, size_t n, struct context_differs *ret);
+void context_differs_free(struct context_differs *cd);
+
+/* The score to analyse: the one given (checked), or the only one the runs
+ * have.  With by, some run must have it and a numeric tag by.  0;
+ * -EINVAL (several scores: choose one), -ENOENT (no score, or no usable
+ * run), with why filled. */
+int analysis_pick_score(const struct analysis_run *runs, size_t n, const char *by, const char *score,
+                        const char **ret, char *why, size_t whylen);
+
+/* ---- lock wait (analysis-locks.c) ---- */
+
+/* Read run r's locks (none for a run without them). */
+int analysis_locks_load(struct store *st, struct analysis_run *r);
+void analysis_locks_free(struct analysis_locks *l);
+/* Lock wait as a share of CPU time: lock_wait_ns over the CPU time of
+ * /proc/stat (user + nice + system + idle + iowait + irq + softirq +
+ * steal), for the system (loc 0), a node or a CPU; false if the run has
+ * no lock wait or no CPU time there.  Above 1 on a CPU is possible: a
+ * sleeping waiter's time counts in full. */
+bool analysis_lock_share(const struct analysis_run *r, enum total_level level, int loc, double *ret);
+/* Highest node or CPU with a lock_wait_ns total, -1 if none. */
+int analysis_lock_max_loc(const struct analysis_run *r, enum total_level level);
+
+/* A lock (caller, type) in a group against its baseline group: mean
+ * total wait per run. */
+struct lock_change {
+        char caller[128], type[24];
+        double total_ns, baseline_total_ns;
+        bool has_change;                /* baseline_total_ns > 0 */
+        double change_pct;
+};
+/* Every lock of either group, the largest increase first. */
+int analysis_lock_changes(const struct analysis_run *runs, const size_t *gidx, size_t gn, const size_t *bidx,
+                          size_t bn, struct lock_change **ret, size_t *ret_n);
+
+/* ---- groups: --group-by, --baseline, --explain ---- */
+
+#define GROUP_MAX_TAGS   16
+#define EXPLAIN_TOP      5
+#define EXPLAIN_MIN_N    4      /* below this, no ranking at all */
+#define EXPLAIN_HINT_N   8      /* below this, say the ranking is only a hint */
+
+struct group_opts {
+        char *by[GROUP_MAX_TAGS];               /* grouping tag keys */
+        size_t nby;
+        struct store_kv baseline[GROUP_MAX_TAGS];
+        size_t nbaseline;
+        bool explain;
+        double cv_limit;        /* HIGH VARIANCE above this CV (0.05) */
+        double minmax_limit;    /* or with min/max below this (0.75) */
+        double alpha;           /* significance level of the verdicts (0.05) */
+        char *lower_better[GROUP_MAX_TAGS];     /* scores where lower is better */
+        size_t nlower_better;
+        const char *score;      /* --score for --explain, or NULL: every score */
+};
+#define GROUP_OPTS_DEFAULT { .cv_limit = 0.05, .minmax_limit = 0.75, .alpha = 0.05 }
+void group_opts_free(struct group_opts *go);
+bool group_opts_lower_is_better(const struct group_opts *go, const char *key);
+
+/* One score of a group. */
+struct group_score {
+        const char *key;
+        struct summary s;
+};
+
+/* A score of a group against its baseline group. */
+struct score_verdict {
+        const char *key;
+        bool has_change;
+        double change_pct;      /* of the mean */
+        bool has_p;
+        double p_value;         /* Welch's t-test */
+        const char *verdict;    /* "improvement", "regression", "no significant change", "too few runs" */
+        const char *why;        /* or NULL */
+};
+
+enum run_time { RUN_TIME_WALL, RUN_TIME_USER, RUN_TIME_SYS, _RUN_TIME_MAX };
+extern const char *const analysis_run_time_name[_RUN_TIME_MAX];    /* wall_s user_s sys_s */
+
+struct time_ratio {
+        bool have;              /* both sides recorded times */
+        double mean, baseline_mean;
+        bool has_ratio;         /* baseline_mean > 0 */
+        double ratio;
+};
+
+struct metric_change {
+        int metric;
+        double per_s, baseline_per_s;   /* mean rates */
+        bool has_change;                /* false: the baseline's rate is 0 ("new") */
+        double change_pct;
+};
+
+/* A metric's mean rate over a group's runs that have it. */
+struct group_metric {
+        bool have;                      /* some run has it */
+        struct summary per_s;
+        bool has_per_cpu_s;             /* every such run recorded CPU time */
+        struct summary per_cpu_s;       /* per CPU-second */
+};
+
+struct explain_row {
+        char name[96];          /* "lock_contentions/s", "... on the busiest CPU", "... on node 1" */
+        double rho, p_value;    /* Spearman */
+        size_t n;
+};
+
+/* Which counters move with one score over some runs. */
+struct explain_result {
+        const char *score;
+        size_t n;                       /* runs with the score */
+        struct explain_row rows[EXPLAIN_TOP];   /* largest |rho| first */
+        size_t nrows;
+        char note[256];                 /* "" or why the ranking is absent or a hint */
+};
+
+struct group {
+        const char *val[GROUP_MAX_TAGS];        /* value of each grouping tag, "" if missing */
+        size_t *idx;                    /* its runs, indexes into the runs */
+        size_t n;
+        bool high_variance;
+        struct group_score *scores;     /* in first-seen order */
+        size_t nscores;
+        struct group_metric metrics[_M_MAX];
+        bool is_baseline;
+        /* not the baseline: */
+        bool has_baseline;              /* a baseline group with the same other tags */
+        size_t baseline;                /* its index, if has_baseline */
+        struct score_verdict *vs;       /* per score, if has_baseline */
+        size_t nvs;
+        struct time_ratio times[_RUN_TIME_MAX];
+        struct metric_change *changes;  /* largest change first, "new" ones before all */
+        size_t nchanges;
+        struct lock_change *lock_changes;       /* the locks of both, largest increase first */
+        size_t nlock_changes;
+        /* --explain: per score, only in a HIGH VARIANCE group */
+        struct explain_result *explain;
+        size_t nexplain;
+};
+
+struct group_result {
+        const struct group_opts *go;    /* borrowed */
+        struct group *groups;           /* none without --group-by */
+        size_t ngroups;
+        bool has_all;                   /* --explain: */
+        struct explain_result *all;     /* across all runs, per score */
+        size_t nall;
+};
+
+/* Group the runs by go->by, compare with the baselines, explain.  0 or
+ * -ENOMEM.  Free with group_result_free. */
+int analysis_groups(const struct analysis_run *runs, size_t n, const struct group_opts *go,
+                    struct group_result **ret);
+struct group_result *group_result_free(struct group_result *gr);
+const struct group_score *group_find_score(const struct group *g, const char *key);
+const struct score_verdict *group_find_verdict(const struct group *g, const char *key);
+/* The ranking of the counters against score over runs idx[0..n). */
+int analysis_explain(const struct analysis_run *runs, const size_t *idx, size_t n, const char *score,
+                     struct explain_result *ret);
+
+/* ---- curves: --by N [--series TAG] ---- */
+
+struct curve_point {
+        double n;
+        size_t nruns;
+        double mean, min, max;
+        double speedup;                 /* mean / mean at the smallest N * that N */
+        double efficiency;              /* speedup / N */
+        double per_score[_M_MAX];       /* mean of metric rate / score */
+        bool has_per_score[_M_MAX];
+};
+
+struct curve_series {
+        const char *value;              /* of the series tag; NULL without --series */
+        struct curve_point *pts;        /* by N */
+        size_t npts;
+        bool has_usl;                   /* without: npts < 3, or the fit did not converge */
+        struct usl usl;
+};
+
+struct curve_result {
+        const char *by, *series_by, *score;     /* borrowed from the caller */
+        struct curve_series *series;
+        size_t nseries;
+};
+
+/* The curve of score by tag by, one series per value of tag series_by
+ * (first-seen order) or one.  0 or -ENOMEM.  Free with curve_result_free. */
+int analysis_curve(const struct analysis_run *runs, size_t n, const char *by, const char *series_by,
+                   const char *score, struct curve_result **ret);
+struct curve_result *curve_result_free(struct curve_result *cr);
+
+#endif

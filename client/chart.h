@@ -1,0 +1,71 @@
+/* chart.h - a chart as data (series of points, markers, fitted functions,
+ * or a heat map), and its two formatters: JSON, and a gnuplot script run
+ * by gnuplot (chart.c).  plot.c fills charts from the analysis. */
+#ifndef SCALEMON_CLIENT_CHART_H
+#define SCALEMON_CLIENT_CHART_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum chart_style {
+        CHART_LINES,            /* lines with small points */
+        CHART_ERRORLINES,       /* points joined, with min/max bars */
+        CHART_POINTS,           /* points alone */
+        CHART_MARKED,           /* big open circles over other points */
+};
+
+struct chart_series {
+        char *name;
+        enum chart_style style;
+        double *x, *y, *ylo, *yhi;
+        size_t n, cap;
+};
+
+struct chart_mark {
+        double x;
+        char *text;
+};
+
+struct chart_func {
+        char *name;
+        char *expr;             /* gnuplot expression in x */
+        bool dashed, grey;
+};
+
+struct chart {
+        const char *kind;
+        char title[512], xlabel[256], ylabel[256];
+        struct chart_series *s;
+        size_t ns;
+        struct chart_mark *marks;
+        size_t nmarks;
+        struct chart_func *funcs;
+        size_t nfuncs;
+        json_t *xtics;          /* [{"label", "x"}] for categories, or NULL */
+        bool logx;
+        const char *key;        /* where the legend goes in files (gnuplot "set key") */
+        bool yzero;             /* y axis from 0 */
+        /* heat map: z[y * hx + x] */
+        bool heat;
+        size_t hx, hy;
+        double *hz, hx0, hdx;
+        char zlabel[128];
+};
+/* Frees what the chart holds (not the struct itself). */
+void chart_free(struct chart *p);
+/* A series, point, marker or function added; NULL or -ENOMEM. */
+struct chart_series *chart_add_series(struct chart *p, const char *name, enum chart_style style);
+int chart_add_point(struct chart_series *s, double x, double y, double ylo, double yhi);
+int chart_add_mark(struct chart *p, double x, const char *text);
+int chart_add_func(struct chart *p, const char *name, const char *expr, bool dashed, bool grey);
+
+/* {"kind", "title", "xlabel", "ylabel", "series", "markers", "functions",
+ * "categories", "heatmap"} */
+json_t *chart_json(const struct chart *p);
+/* Draw it with gnuplot: in the terminal without output, else into the
+ * .svg or .png file output (whole, or not at all).  An exit code, after
+ * printing why on failure. */
+int chart_render(const struct chart *p, const char *output);
+
+#endif

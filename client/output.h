@@ -1,0 +1,26 @@
+/* output.h - how scalemonctl prints: JSON documents, CSV from an array of
+ * objects, aligned tables (libsmartcols) and numbers (output.c). */
+#ifndef SCALEMON_CLIENT_OUTPUT_H
+#define SCALEMON_CLIENT_OUTPUT_H
+
+#include <jansson.h>
+#include <libsmartcols.h>
+#include <stdint.h>
+
+enum output_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV };
+
+int output_json(json_t *doc);
+int output_csv(json_t *rows);
+json_t *json_time(int64_t ns);                 /* RFC 3339 string */
+json_t *json_number(double v);                 /* integer when whole */
+void format_number(double v, char *buf, size_t len);   /* 12345, 45.67, 0.0123 */
+void format_bytes(int64_t v, char *buf, size_t len);   /* 1.5 MiB */
+
+/* A table with these column headers (NULL-terminated); right_aligned has
+ * one letter per column, 'r' for right-aligned ("lrr"), or is NULL. */
+struct libscols_table *table_new(const char *const *columns, const char *right_aligned);
+/* One row: exactly as many strings as columns; NULL prints "-". */
+int table_row(struct libscols_table *tb, ...);
+int table_print(struct libscols_table *tb);     /* prints, frees; exit code */
+
+#endif

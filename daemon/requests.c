@@ -1,0 +1,249 @@
+/* requests.c - the control requests.
+ *
+ * ctl.c reads a line, proto.c decodes and validates it into a struct
+ * proto_request, and ctl.c checks that the peer may send it.  Here each
+ * command has one handler, found in a table: it turns the request into a
+ * typed call (runs.h, writer.h, exchange.h, ...) and the typed result into
+ * the reply object.  JSON is built here and nowhere else in the daemon.
+ *
+ * A new request: its command in proto.h (enum proto_cmd, its name and its
+ * fields in proto.c), a handler below, and a row in handlers[].
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exchange.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "requests.h"
+#include "retain-sched.h"
+#include "runs.h"
+#include "timeutil.h"
+#include "writer.h"
+
+/* A handler: the reply object (without "ok"), or NULL with *ret_err set
+ * (NULL there too means out of memory).  fd: a descriptor passed with the
+ * request, or -1; the caller closes it. */
+typedef json_t *(*request_fn)(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                              char **ret_err);
+
+static json_t *time_json(int64_t t)
+{
+        char buf[40];
+
+        time_format_rfc3339(t, buf, sizeof buf);
+        return json_string(buf);
+}
+
+/* ---- status ---- */
+
+static json_t *open_runs_json(const struct runs *rs)
+{
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < runs_count(rs); i++) {
+                int64_t start;
+                const char *name = runs_name(rs, i, &start);
+                json_array_append_new(a, json_pack("{s:s,s:o}", "name", name, "start", time_json(start)));
+        }
+        return a;
+}
+
+/* The sampler's running totals since the daemon started, system-wide,
+ * in each metric's unit: {"context_switches": N, ...}. */
+static json_t *totals_json(const struct sampler *sm)
+{
+        const int64_t *tot = sampler_totals(sm);
+        int nloc = sampler_nloc(sm);
+        json_t *totals = json_object();
+
+        for (int i = 0; totals && i < _M_MAX; i++) {
+                double sum = 0;
+                if (!sampler_available(sm, i))
+                        continue;
+                for (int l = 0; l < nloc; l++)
+                        sum += (double)tot[i * nloc + l];
+                json_object_set_new(totals, metric_table[i].name, json_real(sum * sampler_scale(sm, i)));
+        }
+        return totals;
+}
+
+static json_t *handle_status(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                             char **ret_err)
+{
+        const struct conf *conf = manager_conf(m);
+        struct sampler *sm = manager_sampler(m);
+        struct store *st = manager_store(m);
+        const struct cpumap *map = sampler_cpumap(sm);
+        struct retain_stats rst;
+        int64_t last_tick = 0, last_end = 0, held_bytes = 0;
+        size_t held;
+        char t[40] = "";
+
+        (void)req, (void)fd, (void)peer, (void)ret_err;
+        if (store_last_tick(st, &last_tick, &last_end) == 0)
+                time_format_rfc3339(last_end, t, sizeof t);
+        retain_sched_stats(manager_retain(m), &rst);
+        held = writer_backlog(manager_writer(m), &held_bytes);
+        return json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}",
+                         "pid", (int)getpid(), "version", PACKAGE_VERSION, "status", manager_status(m), "interval_s",
+                         (double)conf->interval_ns / 1e9, "cpus_online", cpumap_online_count(map), "cpus", map->ncpus,
+                         "database", conf->database, "open_runs", open_runs_json(manager_runs(m)), "sampled_at", t,
+                         "sampled_at_ns", (json_int_t)last_end, "totals", totals_json(sm), "memory", "sqlite_bytes",
+                         (json_int_t)store_memory_used(), "held_intervals", (json_int_t)held, "held_bytes",
+                         (json_int_t)held_bytes, "retention", "merged_intervals", (json_int_t)rst.merged,
+                         "deleted_intervals", (json_int_t)rst.deleted, "step_max_us",
+                         (json_int_t)(rst.step_max_ns / NSEC_PER_USEC), "tick_late_max_us",
+                         (json_int_t)(manager_tick_late_max(m) / NSEC_PER_USEC), "db_bytes", (json_int_t)rst.db_bytes);
+}
+
+/* ---- runs ---- */
+
+static int runs_env_fill(struct manager *m, struct runs_env *env, char **ret_err)
+{
+        *env = (struct runs_env){ .store = manager_store(m), .sampler = manager_sampler(m),
+                                  .host = manager_host_id(m), .interval_ns = manager_conf(m)->interval_ns };
+        return writer_snapshot(manager_writer(m), &env->pt, ret_err);
+}
+
+static json_t *handle_run_start(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                                char **ret_err)
+{
+        struct store_kv tags[PROTO_MAX_TAGS];
+        struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command };
+        struct run_result res = {};
+        struct runs_env env;
+        json_t *reply;
+
+        (void)fd, (void)peer;
+        for (size_t i = 0; i < req->ntags; i++)
+                tags[i] = (struct store_kv){ req->tags[i].key, req->tags[i].value };
+        if (runs_env_fill(m, &env, ret_err) < 0 || runs_start(manager_runs(m), &env, &a, &res, ret_err) < 0)
+                return NULL;
+        reply = json_pack("{s:{s:s,s:o}}", "run", "name", res.name, "start", time_json(res.start));
+        run_result_clear(&res);
+        return reply;
+}
+
+static json_t *handle_run_stop(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                               char **ret_err)
+{
+        struct store_score scores[PROTO_MAX_SCORES];
+        struct run_stop_args a = { .name = req->name, .scores = scores, .nscores = req->nscores,
+                                   .has_exit_status = req->has_exit_status, .exit_status = req->exit_status,
+                                   .has_times = req->has_times, .wall_s = req->wall_s, .user_s = req->user_s,
+                                   .sys_s = req->sys_s };
+        struct run_result res = {};
+        struct runs_env env = { .store = manager_store(m), .sampler = manager_sampler(m) };
+        json_t *reply;
+        int i;
+
+        (void)fd, (void)peer;
+        for (size_t k = 0; k < req->nscores; k++)
+                scores[k] = (struct store_score){ req->scores[k].key, req->scores[k].value };
+        /* check the name before taking a snapshot for nothing: a named
+         * run that is not open gets runs_stop()'s reason why */
+        i = runs_pick(manager_runs(m), req->name, ret_err);
+        if (i == -ENOENT && req->name) {
+                free(*ret_err);
+                *ret_err = NULL;
+        } else if (i < 0 || runs_env_fill(m, &env, ret_err) < 0)
+                return NULL;
+        if (runs_stop(manager_runs(m), &env, &a, &res, ret_err) < 0)
+                return NULL;
+        reply = json_pack("{s:{s:s,s:s,s:o,s:o,s:f}}", "run", "name", res.name, "status", res.status, "start",
+                          time_json(res.start), "end", time_json(res.end), "duration_s", res.duration_s);
+        run_result_clear(&res);
+        return reply;
+}
+
+static json_t *handle_run_mark(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                               char **ret_err)
+{
+        const char *run;
+        int64_t t;
+
+        (void)fd, (void)peer;
+        if (runs_mark(manager_runs(m), manager_store(m), req->name, req->text, &run, &t, ret_err) < 0)
+                return NULL;
+        return json_pack("{s:{s:s,s:o,s:s}}", "mark", "run", run, "time", time_json(t), "text", req->text);
+}
+
+static json_t *handle_run_delete(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                                 char **ret_err)
+{
+        (void)fd;
+        if (runs_delete(manager_runs(m), manager_store(m), req->name, ret_err) < 0)
+                return NULL;
+        log_run(LOG_INFO, req->name, "run %s deleted (uid %u)", req->name, (unsigned)peer->uid);
+        retain_sched_run_deleted(manager_retain(m));
+        return json_pack("{s:s}", "deleted", req->name);
+}
+
+/* ---- the daemon ---- */
+
+static json_t *handle_reload(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                             char **ret_err)
+{
+        (void)req, (void)fd, (void)peer;
+        if (manager_reload(m, ret_err) < 0)
+                return NULL;
+        return json_pack("{s:s}", "status", manager_status(m));
+}
+
+static json_t *handle_import(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+                             char **ret_err)
+{
+        size_t nruns = 0;
+
+        (void)req;
+        if (fd < 0) {
+                *ret_err = strdup("import needs the file passed as a descriptor");
+                return NULL;
+        }
+        if (exchange_import_fd(manager_store(m), fd, &nruns, ret_err) < 0)
+                return NULL;
+        log_info("imported %zu run%s (uid %u)", nruns, nruns == 1 ? "" : "s", (unsigned)peer->uid);
+        return json_pack("{s:I}", "imported", (json_int_t)nruns);
+}
+
+/* Every command of proto.h, by its enum; requests_check() makes sure
+ * none is left out. */
+static const request_fn handlers[_CMD_MAX] = {
+        [CMD_STATUS] = handle_status,
+        [CMD_RUN_START] = handle_run_start,
+        [CMD_RUN_STOP] = handle_run_stop,
+        [CMD_RUN_MARK] = handle_run_mark,
+        [CMD_RELOAD] = handle_reload,
+        [CMD_IMPORT] = handle_import,
+        [CMD_RUN_DELETE] = handle_run_delete,
+};
+
+int requests_check(const char **ret_cmd)
+{
+        for (int c = 0; c < _CMD_MAX; c++)
+                if (!handlers[c]) {
+                        *ret_cmd = proto_cmd_name(c);
+                        return -ENOSYS;
+                }
+        return 0;
+}
+
+json_t *requests_handle(void *userdata, const struct proto_request *req, int fd, const struct ucred *peer,
+                        char **ret_err)
+{
+        json_t *reply = NULL;
+
+        if (req->cmd < _CMD_MAX && handlers[req->cmd])
+                reply = handlers[req->cmd](userdata, req, fd, peer, ret_err);
+        if (fd >= 0)
+                close(fd);
+        if (!reply && !*ret_err)
+                *ret_err = strdup("out of memory");
+        return reply;
+}

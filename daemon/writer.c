@@ -1,0 +1,381 @@
+/* writer.c - the batch writer.
+ *
+ * Samples are held in memory and written in one transaction per flush, at
+ * least once a second.  While writes fail, or a reader pins the write-ahead
+ * log at wal_limit, the intervals stay in memory (compacted) up to
+ * backlog_limit; past it the oldest go, and the span lost is written as a
+ * gap row with the next batch.  A run boundary is a snapshot: a sample
+ * written at once.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "timeutil.h"
+#include "writer.h"
+
+#define FLUSH_EVERY_NS     NSEC_PER_SEC
+#define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
+
+struct writer {
+        struct store *store;
+        struct sampler *sampler;
+        const struct conf *conf;           /* backlog_limit, wal_limit: the manager's, changed on reload */
+        writer_catalogue_fn on_catalogue;
+        void *userdata;
+
+        int64_t *cpu_vals;                 /* write_batch()'s per-CPU row of one metric */
+        bool *cpu_nulls;
+        int cpu_cap;
+        struct tick *batch;                /* ticks not yet written */
+        size_t nbatch, capbatch;
+        int64_t backlog_bytes;             /* memory held by batch[0..nbatch) */
+        struct {                           /* intervals dropped, not yet recorded */
+                int64_t start, end, intervals;
+                char reason[256];
+        } gap;
+        char hold_reason[160];             /* why the batch is not being written */
+        bool wal_held;                     /* a reader holds the WAL at wal_limit */
+        uint64_t nsamples;                 /* ticks taken so far */
+        struct snapshot_point last_snap;   /* the last run boundary's tick */
+        uint64_t last_snap_nsamples;
+        int64_t last_snap_mono;
+        int64_t last_flush_mono;
+        int last_flush_err;                /* to log a failing flush once */
+        int last_sample_err;
+};
+
+int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, writer_catalogue_fn on_catalogue,
+               void *userdata, struct writer **ret)
+{
+        struct writer *w = calloc(1, sizeof *w);
+
+        if (!w)
+                return -ENOMEM;
+        w->store = st;
+        w->sampler = sm;
+        w->conf = conf;
+        w->on_catalogue = on_catalogue;
+        w->userdata = userdata;
+        *ret = w;
+        return 0;
+}
+
+struct writer *writer_free(struct writer *w)
+{
+        if (!w)
+                return NULL;
+        for (size_t i = 0; i < w->capbatch; i++)
+                tick_clear(&w->batch[i]);
+        free(w->batch);
+        free(w->cpu_vals);
+        free(w->cpu_nulls);
+        free(w);
+        return NULL;
+}
+
+bool writer_held(const struct writer *w)
+{
+        return w->last_flush_err || w->wal_held;
+}
+
+bool writer_failing(const struct writer *w)
+{
+        return w->last_flush_err != 0;
+}
+
+size_t writer_backlog(const struct writer *w, int64_t *ret_bytes)
+{
+        if (ret_bytes)
+                *ret_bytes = w->backlog_bytes;
+        return w->nbatch;
+}
+
+static int64_t tick_bytes(const struct tick *t)
+{
+        return (int64_t)(sizeof *t + t->capv * sizeof *t->v + t->capmux * sizeof *t->mux + t->capev * sizeof *t->ev);
+}
+
+/* The backlog is full: drop its oldest eighth, and remember the span lost
+ * so that it is written as a gap row with the next batch. */
+static void drop_oldest(struct writer *w)
+{
+        size_t n = MAX(w->nbatch / 8, (size_t)1);
+        char lim[32];
+
+        if (w->gap.intervals == 0) {
+                w->gap.start = w->batch[0].t;
+                snprintf(w->gap.reason, sizeof w->gap.reason, "backlog_limit reached while %s", w->hold_reason);
+                size_format(w->conf->backlog_limit, lim, sizeof lim);
+                log_error("unwritten intervals reached backlog_limit (%s): dropping the oldest; "
+                          "the gap will be recorded in the database", lim);
+        }
+        w->gap.end = w->batch[n - 1].t + w->batch[n - 1].dur;
+        w->gap.intervals += (int64_t)n;
+        for (size_t i = 0; i < n; i++) {
+                w->backlog_bytes -= tick_bytes(&w->batch[i]);
+                tick_clear(&w->batch[i]);
+        }
+        memmove(w->batch, w->batch + n, (w->nbatch - n) * sizeof *w->batch);
+        memset(w->batch + w->nbatch - n, 0, n * sizeof *w->batch);
+        w->nbatch -= n;
+}
+
+/* Zeros are not stored (schema invariant 1), so they are not held either;
+ * while writes are failing, each held interval keeps only the memory it
+ * needs, so that backlog_limit buys as many intervals as it can. */
+static void compact(struct writer *w, struct tick *t)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < t->nv; i++)
+                if (t->v[i].null || t->v[i].value != 0)
+                        t->v[k++] = t->v[i];
+        t->nv = k;
+        if ((w->last_flush_err || w->wal_held) && t->capv > k && k > 0) {
+                struct sample_value *v = realloc(t->v, k * sizeof *v);
+                if (v) {
+                        t->v = v;
+                        t->capv = k;
+                }
+        }
+}
+
+int writer_sample(struct writer *w)
+{
+        struct tick *t;
+        int r;
+
+        if (w->nbatch > 0 && w->backlog_bytes >= w->conf->backlog_limit)
+                drop_oldest(w);
+        if (w->nbatch == w->capbatch) {
+                size_t cap = w->capbatch ? w->capbatch * 2 : 16;
+                struct tick *b = realloc(w->batch, cap * sizeof *b);
+                if (!b)
+                        return -ENOMEM;
+                memset(b + w->capbatch, 0, (cap - w->capbatch) * sizeof *b);
+                w->batch = b;
+                w->capbatch = cap;
+        }
+        t = &w->batch[w->nbatch];
+        r = sampler_sample(w->sampler, t);
+        if (r < 0) {
+                if (r != w->last_sample_err)
+                        log_error("sampling failed: %s; skipping this interval", strerror(-r));
+                w->last_sample_err = r;
+                return r == -ENOMEM ? r : 0;
+        }
+        if (w->last_sample_err) {
+                log_info("sampling works again");
+                w->last_sample_err = 0;
+        }
+        if (r > 0) {
+                compact(w, t);
+                w->backlog_bytes += tick_bytes(t);
+                w->nbatch++;
+                w->nsamples++;
+        }
+        if (sampler_take_catalogue_change(w->sampler)) {
+                /* a counter failed and stopped: say so where users look */
+                if (w->on_catalogue)
+                        w->on_catalogue(w->userdata);
+        }
+        return 0;
+}
+
+/* A tick's cpu-scope values v[0..n), all of one metric, as one packed
+ * row (schema 0004).  The sampler sorts a tick's values by metric. */
+static int write_cpu_values(struct writer *w, int64_t tick, const struct sample_value *v, size_t n)
+{
+        int ncpus = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (v[i].loc >= 0)
+                        ncpus = MAX(ncpus, v[i].loc + 1);
+        if (ncpus > w->cpu_cap) {
+                int64_t *pv = realloc(w->cpu_vals, (size_t)ncpus * sizeof *pv);
+                bool *pn;
+                if (!pv)
+                        return -ENOMEM;
+                w->cpu_vals = pv;
+                pn = realloc(w->cpu_nulls, (size_t)ncpus * sizeof *pn);
+                if (!pn)
+                        return -ENOMEM;
+                w->cpu_nulls = pn;
+                w->cpu_cap = ncpus;
+        }
+        memset(w->cpu_vals, 0, (size_t)ncpus * sizeof *w->cpu_vals);
+        memset(w->cpu_nulls, 0, (size_t)ncpus * sizeof *w->cpu_nulls);
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].loc < 0)
+                        continue;
+                /* deltas of u64 counters, clamped at 0: never negative */
+                w->cpu_vals[v[i].loc] = v[i].null ? 0 : MAX(v[i].value, (int64_t)0);
+                w->cpu_nulls[v[i].loc] = v[i].null;
+        }
+        return store_add_cpu_values(w->store, tick, v[0].metric, w->cpu_vals, w->cpu_nulls, ncpus);
+}
+
+static int write_tick_values(struct writer *w, int64_t id, const struct tick *t)
+{
+        int r = 0;
+
+        for (size_t k = 0; r >= 0 && k < t->nv;) {
+                size_t end = k + 1;
+
+                if (metric_table[t->v[k].metric].scope != SCOPE_CPU) {
+                        r = store_add_sample(w->store, id, t->v[k].metric, t->v[k].loc, t->v[k].value, t->v[k].null);
+                        k++;
+                        continue;
+                }
+                while (end < t->nv && t->v[end].metric == t->v[k].metric)
+                        end++;
+                r = write_cpu_values(w, id, t->v + k, end - k);
+                k = end;
+        }
+        return r;
+}
+
+static int write_batch(struct writer *w)
+{
+        int r = store_begin(w->store);
+
+        if (r >= 0 && w->gap.intervals > 0)
+                r = store_add_gap(w->store, w->gap.start, w->gap.end, w->gap.intervals, w->gap.reason);
+
+        for (size_t i = 0; r >= 0 && i < w->nbatch; i++) {
+                const struct tick *t = &w->batch[i];
+                int64_t id;
+
+                r = store_add_tick(w->store, t->t, t->dur, &id);
+                if (r >= 0)
+                        r = write_tick_values(w, id, t);
+                for (size_t k = 0; r >= 0 && k < t->nmux; k++)
+                        r = store_add_mux(w->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
+                for (size_t k = 0; r >= 0 && k < t->nev; k++)
+                        r = store_add_event(w->store, t->t + t->dur, t->ev[k].kind, t->ev[k].cpu, NULL);
+        }
+        if (r >= 0)
+                r = store_commit(w->store);
+        if (r < 0)
+                store_rollback(w->store);
+        return r;
+}
+
+/* A reader that keeps a read transaction open pins the write-ahead log:
+ * nothing can be checkpointed past its snapshot, and every write makes
+ * the file longer.  Past wal_limit, hold the batch in memory until the
+ * reader lets go.  A run boundary (force) is written anyway: it is a few
+ * pages, and a run that cannot start is worse. */
+static bool wal_blocked(struct writer *w, bool force)
+{
+        char lim[32];
+        int r;
+
+        if (force || store_wal_size(w->store) < w->conf->wal_limit)
+                return false;
+        r = store_wal_reset(w->store);
+        if (r > 0) {
+                if (w->wal_held)
+                        log_info("the reader let go of the database: writing %zu held interval%s", w->nbatch,
+                                 w->nbatch == 1 ? "" : "s");
+                w->wal_held = false;
+                return false;
+        }
+        if (r < 0)              /* not a reader: let the write report it */
+                return false;
+        if (!w->wal_held) {
+                size_format(w->conf->wal_limit, lim, sizeof lim);
+                log_warning("the write-ahead log reached wal_limit (%s) and a reader holds the database: "
+                            "keeping samples in memory until it lets go", lim);
+                snprintf(w->hold_reason, sizeof w->hold_reason,
+                         "a reader held the database with the write-ahead log at wal_limit");
+        }
+        w->wal_held = true;
+        return true;
+}
+
+int writer_flush(struct writer *w, bool force)
+{
+        int r;
+
+        w->last_flush_mono = now_monotonic_ns();
+        if (w->nbatch == 0 && w->gap.intervals == 0)
+                return 0;
+        if (wal_blocked(w, force))
+                return -EBUSY;
+        r = write_batch(w);
+        if (r < 0) {
+                if (!w->last_flush_err)
+                        log_error("cannot write to the database: %s; keeping %zu interval%s in memory and retrying",
+                                  store_errmsg(w->store), w->nbatch, w->nbatch == 1 ? "" : "s");
+                snprintf(w->hold_reason, sizeof w->hold_reason, "the database could not be written (%.100s)",
+                         store_errmsg(w->store));
+                w->last_flush_err = r;
+                return r;
+        }
+        if (w->last_flush_err)
+                log_info("database writes work again: wrote %zu held interval%s", w->nbatch,
+                         w->nbatch == 1 ? "" : "s");
+        if (w->gap.intervals > 0)
+                log_notice("recorded a gap of %" PRId64 " interval%s dropped from the backlog", w->gap.intervals,
+                           w->gap.intervals == 1 ? "" : "s");
+        w->last_flush_err = 0;
+        w->gap.intervals = 0;
+        w->nbatch = 0;
+        w->backlog_bytes = 0;
+        return 0;
+}
+
+/* An immediate sample, written at once: a run's boundary falls exactly on
+ * a tick boundary, and its totals are exact there.  Requests that come
+ * within SNAPSHOT_REUSE_NS of the last boundary, with no tick since, share
+ * its tick: under a burst of run starts and stops from many clients the
+ * daemon samples once per burst, not once per request. */
+int writer_snapshot(struct writer *w, struct snapshot_point *pt, char **ret_err)
+{
+        int64_t now = now_monotonic_ns();
+        int r;
+
+        if (w->last_snap_mono && w->nsamples == w->last_snap_nsamples && w->nbatch == 0 &&
+            now - w->last_snap_mono < SNAPSHOT_REUSE_NS) {
+                *pt = w->last_snap;
+                return 0;
+        }
+        r = writer_sample(w);
+        if (r >= 0)
+                r = writer_flush(w, true);
+        if (r >= 0)
+                r = store_last_tick(w->store, &pt->tick, &pt->time);
+        pt->mono = sampler_last_mono(w->sampler);
+        if (r >= 0) {
+                w->last_snap = *pt;
+                w->last_snap_nsamples = w->nsamples;
+                w->last_snap_mono = now_monotonic_ns();
+        }
+        if (r < 0 && asprintf(ret_err, "cannot take a snapshot: %s",
+                              r == -ENOMEM ? "out of memory" : store_errmsg(w->store)) < 0)
+                *ret_err = NULL;
+        return r;
+}
+
+int writer_prime(struct writer *w)
+{
+        int r = writer_sample(w);
+
+        if (r < 0)
+                return r;
+        w->last_flush_mono = now_monotonic_ns();
+        return 0;
+}
+
+void writer_tick_done(struct writer *w, int64_t interval_ns)
+{
+        if (interval_ns >= FLUSH_EVERY_NS || now_monotonic_ns() - w->last_flush_mono >= FLUSH_EVERY_NS)
+                writer_flush(w, false);
+}

@@ -1,0 +1,503 @@
+/* test-sampler.c - the sampler, whole, against a fake /proc and /sys tree
+ * written by this test into a temporary directory: no root, no kernel
+ * counters (every perf metric is disabled, so no perf group has a member).
+ *
+ * The test is the writer of the files, so it knows the truth: every value
+ * the sampler emits must be the difference of what the files said at the
+ * two ends of its interval.  Between ticks it changes the tree as the
+ * kernel would: counters grow, a CPU goes offline (its bit leaves
+ * cpu/online and its cpuN line leaves /proc/stat) and comes back, a
+ * /proc/stat line is malformed for one interval, a node appears.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metric.h"
+#include "sampler.h"
+#include "tap.h"
+
+#define NCPUS  4
+#define NNODES 3        /* node2 appears during the test */
+#define NFIELDS 10
+
+static char root[256];
+static uint64_t stat_v[NCPUS][NFIELDS];
+static bool online[NCPUS] = { true, true, true, true };
+static bool stat_bad;                   /* write a malformed cpu1 line */
+static uint64_t vm_v[_M_MAX];
+static uint64_t numa_v[NNODES][_M_MAX];
+static bool node_exists[NNODES] = { true, true, false };
+static int step;
+
+static void put(const char *rel, const char *text)
+{
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        f = fopen(path, "w");   /* in place: the sampler keeps the files open */
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+                printf("Bail out! cannot write %s\n", path);
+                exit(1);
+        }
+}
+
+static void mkdirs(const char *rel)
+{
+        char path[512];
+
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        for (char *p = path + strlen(root) + 1; *p; p++)
+                if (*p == '/') {
+                        *p = 0;
+                        mkdir(path, 0755);
+                        *p = '/';
+                }
+        mkdir(path, 0755);
+}
+
+/* Write the whole tree from the model. */
+static void write_tree(void)
+{
+        char buf[8192], *p;
+        uint64_t agg[NFIELDS] = { 0 };
+
+        p = buf;
+        p += sprintf(p, "0-%d\n", NCPUS - 1);
+        put("sys/devices/system/cpu/possible", buf);
+        p = buf;
+        *p = 0;
+        for (int c = 0; c < NCPUS; c++)
+                if (online[c])
+                        p += sprintf(p, "%s%d", p == buf ? "" : ",", c);
+        strcpy(p, "\n");
+        put("sys/devices/system/cpu/online", buf);
+
+        for (int c = 0; c < NCPUS; c++)
+                for (int f = 0; f < NFIELDS; f++)
+                        agg[f] += online[c] ? stat_v[c][f] : 0;
+        p = buf + sprintf(buf, "cpu ");
+        for (int f = 0; f < NFIELDS; f++)
+                p += sprintf(p, " %llu", (unsigned long long)agg[f]);
+        *p++ = '\n';
+        for (int c = 0; c < NCPUS; c++) {
+                if (!online[c])
+                        continue;       /* as the kernel: no line for an offline CPU */
+                p += sprintf(p, "cpu%d", c);
+                for (int f = 0; f < NFIELDS; f++)
+                        p += (stat_bad && c == 1 && f == 3) ? sprintf(p, " 12x4")
+                                                             : sprintf(p, " %llu", (unsigned long long)stat_v[c][f]);
+                *p++ = '\n';
+        }
+        p += sprintf(p, "intr 12345 0 9 0\nctxt 987654\nbtime 1700000000\nprocesses 4242\n");
+        put("proc/stat", buf);
+
+        p = buf + sprintf(buf, "nr_free_pages 1234567\nnr_zone_inactive_anon 42\n");
+        for (int m = 0; m < _M_MAX; m++)
+                if (metric_table[m].source == SRC_VMSTAT)
+                        p += sprintf(p, "%s %llu\n", metric_table[m].key, (unsigned long long)vm_v[m]);
+        p += sprintf(p, "pgfault 99999\n");
+        put("proc/vmstat", buf);
+
+        for (int n = 0; n < NNODES; n++) {
+                char rel[128];
+                if (!node_exists[n])
+                        continue;
+                snprintf(rel, sizeof rel, "sys/devices/system/node/node%d", n);
+                mkdirs(rel);
+                /* node0: CPUs 0-1, node1: 2-3, node2: memory only (CXL-like) */
+                snprintf(rel, sizeof rel, "sys/devices/system/node/node%d/cpulist", n);
+                put(rel, n == 0 ? "0-1\n" : n == 1 ? "2-3\n" : "\n");
+                p = buf;
+                for (int m = 0; m < _M_MAX; m++)
+                        if (metric_table[m].source == SRC_NUMASTAT)
+                                p += sprintf(p, "%s %llu\n", metric_table[m].key, (unsigned long long)numa_v[n][m]);
+                snprintf(rel, sizeof rel, "sys/devices/system/node/node%d/numastat", n);
+                put(rel, buf);
+        }
+}
+
+/* The kernel's counters grow by a known amount, different for each value
+ * and each step.  The increments are kept in inc_* for the checks. */
+static uint64_t inc_stat[NCPUS][NFIELDS], inc_vm[_M_MAX], inc_numa[NNODES][_M_MAX];
+
+static void advance(void)
+{
+        step++;
+        for (int c = 0; c < NCPUS; c++)
+                for (int f = 0; f < NFIELDS; f++) {
+                        inc_stat[c][f] = 1 + (uint64_t)((step * 7 + c * 13 + f * 3) % 97);
+                        stat_v[c][f] += inc_stat[c][f];
+                }
+        for (int m = 0; m < _M_MAX; m++) {
+                inc_vm[m] = (uint64_t)((step * 11 + m * 5) % 1000);
+                vm_v[m] += inc_vm[m];
+                for (int n = 0; n < NNODES; n++) {
+                        inc_numa[n][m] = 100 + (uint64_t)((step * 17 + n * 31 + m) % 5000);
+                        numa_v[n][m] += inc_numa[n][m];
+                }
+        }
+        write_tree();
+}
+
+/* ---- reading a tick ---- */
+
+static const struct sample_value *find(const struct tick *t, int metric, int loc)
+{
+        for (size_t i = 0; i < t->nv; i++)
+                if (t->v[i].metric == metric && t->v[i].loc == loc)
+                        return &t->v[i];
+        return NULL;
+}
+
+static size_t count_loc(const struct tick *t, int loc, enum metric_source src)
+{
+        size_t k = 0;
+        for (size_t i = 0; i < t->nv; i++)
+                k += t->v[i].loc == loc && metric_table[t->v[i].metric].source == src;
+        return k;
+}
+
+static size_t count_src(enum metric_source src)
+{
+        size_t k = 0;
+        for (int m = 0; m < _M_MAX; m++)
+                k += metric_table[m].source == src;
+        return k;
+}
+
+/* Every /proc/stat value of cpu c is the sum of the last `span` steps'
+ * increments (span > 1 after an interval that was skipped). */
+static bool cpu_rows_right(const struct tick *t, int c, const uint64_t (*want)[NFIELDS], char *why, size_t len)
+{
+        for (int m = 0; m < _M_MAX; m++) {
+                const struct sample_value *v;
+                if (metric_table[m].source != SRC_PROCSTAT)
+                        continue;
+                v = find(t, m, c);
+                if (!v || v->null || (uint64_t)v->value != want[c][metric_table[m].field]) {
+                        snprintf(why, len, "cpu%d %s: got %s%lld, want %llu", c, metric_table[m].name,
+                                 !v ? "no row " : v->null ? "NULL " : "", v ? (long long)v->value : 0LL,
+                                 (unsigned long long)want[c][metric_table[m].field]);
+                        return false;
+                }
+        }
+        return true;
+}
+
+static bool vm_rows_right(const struct tick *t, const uint64_t *want, char *why, size_t len)
+{
+        for (int m = 0; m < _M_MAX; m++) {
+                const struct sample_value *v;
+                if (metric_table[m].source != SRC_VMSTAT)
+                        continue;
+                v = find(t, m, 0);
+                if (!v || v->null || (uint64_t)v->value != want[m]) {
+                        snprintf(why, len, "%s: got %s%lld, want %llu", metric_table[m].name, !v ? "no row " : "",
+                                 v ? (long long)v->value : 0LL, (unsigned long long)want[m]);
+                        return false;
+                }
+        }
+        return true;
+}
+
+static bool node_rows_right(const struct tick *t, int n, const uint64_t (*want)[_M_MAX], char *why, size_t len)
+{
+        for (int m = 0; m < _M_MAX; m++) {
+                const struct sample_value *v;
+                if (metric_table[m].source != SRC_NUMASTAT)
+                        continue;
+                v = find(t, m, n);
+                if (!v || v->null || (uint64_t)v->value != want[n][m]) {
+                        snprintf(why, len, "node%d %s: got %s%lld, want %llu", n, metric_table[m].name,
+                                 !v ? "no row " : "", v ? (long long)v->value : 0LL,
+                                 (unsigned long long)want[n][m]);
+                        return false;
+                }
+        }
+        return true;
+}
+
+static bool has_event(const struct tick *t, const char *kind, int cpu)
+{
+        for (size_t i = 0; i < t->nev; i++)
+                if (strcmp(t->ev[i].kind, kind) == 0 && t->ev[i].cpu == cpu)
+                        return true;
+        return false;
+}
+
+/* ---- the scenarios ---- */
+
+static struct sampler_config config(void)
+{
+        static char sys[300], proc[300];
+        struct sampler_config cfg = { .mount_tracefs = false };
+
+        snprintf(sys, sizeof sys, "%s/sys", root);
+        snprintf(proc, sizeof proc, "%s/proc", root);
+        cfg.sysroot = sys;
+        cfg.procroot = proc;
+        for (int m = 0; m < _M_MAX; m++)       /* the fixture tree only: no perf, no BPF */
+                cfg.enabled[m] = !metric_is_perf(&metric_table[m]) && !metric_is_bpf(&metric_table[m]);
+        return cfg;
+}
+
+/* --simulate-cpus 8 on the 4-CPU fixture: simulated CPU c replays fixture
+ * CPU c % 4, its values scaled by a fixed factor, 1 for c < 4
+ * (simulate.c, invariants 1 and 2). */
+static void simulated(void)
+{
+        struct sampler_config cfg = config();
+        struct sampler *s = NULL;
+        struct tick t = { 0 };
+        char *err = NULL, why[256];
+        bool good, differs = false, in_range = true;
+        int r;
+
+        cfg.simulate_cpus = 8;
+        r = sampler_new(&cfg, &s, &err);
+        is_int(r, 0, "simulated: sampler_new with 8 CPUs from the fixture's 4");
+        if (r < 0) {
+                printf("# %s\n", err ? err : strerror(-r));
+                free(err);
+                return;
+        }
+        is_int(sampler_cpumap(s)->ncpus, 8, "simulated: 8 CPUs");
+        sampler_sample(s, &t);
+        advance();
+        is_int(sampler_sample(s, &t), 1, "simulated: tick");
+        good = true;
+        for (int c = 0; c < NCPUS && good; c++)
+                good = cpu_rows_right(&t, c, inc_stat, why, sizeof why);
+        ok(good, "simulated: CPUs 0-3 are the fixture's CPUs' deltas%s%s", good ? "" : ": ", good ? "" : why);
+        for (int c = NCPUS; c < 2 * NCPUS; c++)
+                for (int m = M_CPU_USER; m <= M_CPU_GUEST; m++) {
+                        const struct sample_value *v = find(&t, m, c);
+                        double want = (double)inc_stat[c - NCPUS][metric_table[m].field];
+                        if (!v || v->null || (double)v->value < 0.5 * want - 1 || (double)v->value > 1.5 * want + 1) {
+                                in_range = false;
+                                printf("# cpu%d %s: %lld for %.0f\n", c, metric_table[m].name,
+                                       v ? (long long)v->value : -1LL, want);
+                        }
+                        differs |= v && (double)v->value != want;
+                }
+        ok(in_range, "simulated: CPUs 4-7 within 0.5..1.5 of the CPU they replay");
+        ok(differs, "simulated: and not copies of it");
+        good = node_rows_right(&t, 0, inc_numa, why, sizeof why);
+        ok(good, "simulated: node0 replays fixture node0%s%s", good ? "" : ": ", good ? "" : why);
+
+        online[1] = false;
+        advance();
+        is_int(sampler_sample(s, &t), 1, "simulated: tick with fixture cpu1 offline");
+        ok(has_event(&t, "cpu-offline", 1) && has_event(&t, "cpu-offline", 5) && t.nev == 2,
+           "simulated: CPUs 1 and 5 went offline with it");
+        ok(count_loc(&t, 1, SRC_PROCSTAT) + count_loc(&t, 5, SRC_PROCSTAT) == 0, "simulated: no rows for them");
+        online[1] = true;
+        advance();
+        is_int(sampler_sample(s, &t), 1, "simulated: tick with cpu1 back");
+        ok(has_event(&t, "cpu-online", 1) && has_event(&t, "cpu-online", 5) && t.nev == 2,
+           "simulated: CPUs 1 and 5 came back");
+        ok(count_loc(&t, 1, SRC_PROCSTAT) + count_loc(&t, 5, SRC_PROCSTAT) == 0,
+           "simulated: no rows for their first interval back");
+        advance();
+        is_int(sampler_sample(s, &t), 1, "simulated: next tick");
+        good = cpu_rows_right(&t, 1, inc_stat, why, sizeof why);
+        ok(good && count_loc(&t, 5, SRC_PROCSTAT) == (size_t)(M_CPU_GUEST - M_CPU_USER + 1),
+           "simulated: CPUs 1 and 5 count again%s%s", good ? "" : ": ", good ? "" : why);
+        tick_clear(&t);
+        sampler_free(s);
+}
+
+static int64_t total(struct sampler *s, int m, int loc)
+{
+        return sampler_totals(s)[m * sampler_nloc(s) + loc];
+}
+
+int main(void)
+{
+        struct sampler_config cfg;
+        struct sampler *s = NULL, *s2 = NULL;
+        struct tick t = { 0 };
+        char *err = NULL, why[256];
+        uint64_t want_stat[NCPUS][NFIELDS], want_vm[_M_MAX], want_numa[NNODES][_M_MAX];
+        int64_t user0 = 0;
+        bool good;
+        int r;
+
+        snprintf(root, sizeof root, "/tmp/scalemon-sampler.XXXXXX");
+        if (!mkdtemp(root)) {
+                printf("Bail out! mkdtemp: %s\n", strerror(errno));
+                return 1;
+        }
+        mkdirs("proc");
+        mkdirs("sys/devices/system/cpu");
+        for (int c = 0; c < NCPUS; c++)
+                for (int f = 0; f < NFIELDS; f++)
+                        stat_v[c][f] = 1000000 + (uint64_t)(c * 1000 + f);
+        for (int m = 0; m < _M_MAX; m++) {
+                vm_v[m] = 5000 + (uint64_t)m;
+                for (int n = 0; n < NNODES; n++)
+                        numa_v[n][m] = 70000000 + (uint64_t)(n * 1000 + m);
+        }
+        write_tree();
+
+        /* -- start: everything available from the fixture -- */
+        cfg = config();
+        r = sampler_new(&cfg, &s, &err);
+        is_int(r, 0, "sampler_new on the fixture tree, no perf");
+        if (r < 0) {
+                printf("# %s\n", err ? err : strerror(-r));
+                return tap_done();
+        }
+        is_int(sampler_cpumap(s)->ncpus, NCPUS, "4 CPUs from cpu/possible");
+        is_int(sampler_cpumap(s)->nnodes, 2, "2 nodes from the node directories");
+        ok(sampler_available(s, M_CPU_USER) && sampler_available(s, M_THP_FAULT_ALLOC) &&
+           sampler_available(s, M_NUMA_HIT), "procstat, vmstat and numastat metrics available");
+        ok(!sampler_available(s, M_CONTEXT_SWITCHES), "perf metrics disabled: %s",
+           sampler_why(s, M_CONTEXT_SWITCHES) ? sampler_why(s, M_CONTEXT_SWITCHES) : "(no reason)");
+        r = sampler_sample(s, &t);
+        is_int(r, 0, "first sample only primes");
+
+        /* -- a plain interval -- */
+        advance();
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "second sample is a tick");
+        good = true;
+        for (int c = 0; c < NCPUS && good; c++)
+                good = cpu_rows_right(&t, c, inc_stat, why, sizeof why);
+        ok(good, "every cpuN value is the fixture's delta%s%s", good ? "" : ": ", good ? "" : why);
+        user0 += (int64_t)inc_stat[0][0];
+        good = vm_rows_right(&t, inc_vm, why, sizeof why);
+        ok(good, "every vmstat value is the fixture's delta%s%s", good ? "" : ": ", good ? "" : why);
+        good = node_rows_right(&t, 0, inc_numa, why, sizeof why) && node_rows_right(&t, 1, inc_numa, why, sizeof why);
+        ok(good, "every numastat value of nodes 0 and 1 is the fixture's delta%s%s", good ? "" : ": ", good ? "" : why);
+        is_int(t.nv, NCPUS * count_src(SRC_PROCSTAT) + count_src(SRC_VMSTAT) + 2 * count_src(SRC_NUMASTAT),
+               "and nothing else");
+        is_int(t.nev, 0, "no hotplug event");
+
+        /* -- cpu2 goes offline -- */
+        online[2] = false;
+        advance();
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "tick with cpu2 offline");
+        ok(has_event(&t, "cpu-offline", 2) && t.nev == 1, "one cpu-offline event for cpu2");
+        is_int(count_loc(&t, 2, SRC_PROCSTAT), 0, "no row for cpu2");
+        good = cpu_rows_right(&t, 0, inc_stat, why, sizeof why) && cpu_rows_right(&t, 1, inc_stat, why, sizeof why) &&
+               cpu_rows_right(&t, 3, inc_stat, why, sizeof why);
+        ok(good, "CPUs 0, 1, 3 are right%s%s", good ? "" : ": ", good ? "" : why);
+        user0 += (int64_t)inc_stat[0][0];
+        stat_v[2][0] += 500000;         /* its counters move while away: a delta across would be bogus */
+        advance();
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "another tick with cpu2 offline");
+        ok(t.nev == 0 && count_loc(&t, 2, SRC_PROCSTAT) == 0, "still no row and no event for cpu2");
+        user0 += (int64_t)inc_stat[0][0];
+
+        /* -- cpu2 comes back -- */
+        online[2] = true;
+        advance();
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "tick with cpu2 back");
+        ok(has_event(&t, "cpu-online", 2) && t.nev == 1, "one cpu-online event for cpu2");
+        is_int(count_loc(&t, 2, SRC_PROCSTAT), 0, "no row for cpu2's first interval back (no bogus delta)");
+        user0 += (int64_t)inc_stat[0][0];
+        advance();
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "next tick");
+        good = true;
+        for (int c = 0; c < NCPUS && good; c++)
+                good = cpu_rows_right(&t, c, inc_stat, why, sizeof why);
+        ok(good, "cpu2 counts again, from its return: every CPU right%s%s", good ? "" : ": ", good ? "" : why);
+        user0 += (int64_t)inc_stat[0][0];
+
+        /* -- a malformed /proc/stat line for one interval -- */
+        memset(want_stat, 0, sizeof want_stat);
+        memset(want_vm, 0, sizeof want_vm);
+        memset(want_numa, 0, sizeof want_numa);
+        stat_bad = true;
+        advance();
+        for (int c = 0; c < NCPUS; c++)
+                for (int f = 0; f < NFIELDS; f++)
+                        want_stat[c][f] += inc_stat[c][f];
+        for (int m = 0; m < _M_MAX; m++) {
+                want_vm[m] += inc_vm[m];
+                for (int n = 0; n < 2; n++)
+                        want_numa[n][m] += inc_numa[n][m];
+        }
+        usleep(20000);
+        r = sampler_sample(s, &t);
+        is_int(r, -EINVAL, "a malformed cpu1 line: the tick fails with -EINVAL (the manager skips the interval)");
+        stat_bad = false;
+        advance();
+        for (int c = 0; c < NCPUS; c++)
+                for (int f = 0; f < NFIELDS; f++)
+                        want_stat[c][f] += inc_stat[c][f];
+        for (int m = 0; m < _M_MAX; m++) {
+                want_vm[m] += inc_vm[m];
+                for (int n = 0; n < 2; n++)
+                        want_numa[n][m] += inc_numa[n][m];
+        }
+        usleep(20000);
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "the next sample is a tick again");
+        ok(t.dur >= 40000000, "it spans both intervals: %.1f ms", (double)t.dur / 1e6);
+        good = true;
+        for (int c = 0; c < NCPUS && good; c++)
+                good = cpu_rows_right(&t, c, want_stat, why, sizeof why);
+        ok(good, "cpuN values: the fixture's delta over both intervals, nothing lost%s%s", good ? "" : ": ", good ? "" : why);
+        user0 += (int64_t)want_stat[0][0];
+        good = vm_rows_right(&t, want_vm, why, sizeof why);
+        ok(good, "vmstat values: over both intervals%s%s", good ? "" : ": ", good ? "" : why);
+        good = node_rows_right(&t, 0, want_numa, why, sizeof why) && node_rows_right(&t, 1, want_numa, why, sizeof why);
+        ok(good, "numastat values: over both intervals%s%s", good ? "" : ": ", good ? "" : why);
+        is_int(total(s, M_CPU_USER, 0), user0, "cpu0 user total = the sum of the fixture's deltas");
+
+        /* -- node2 appears (memory only) -- */
+        node_exists[2] = true;
+        advance();
+        r = sampler_sample(s, &t);
+        is_int(r, 1, "tick after node2 appeared");
+        is_int(count_loc(&t, 2, SRC_NUMASTAT), 0,
+               "a running sampler keeps the nodes it started with: no node2 rows");
+        good = node_rows_right(&t, 1, inc_numa, why, sizeof why);
+        ok(good, "node1 still right%s%s", good ? "" : ": ", good ? "" : why);
+
+        r = sampler_new(&cfg, &s2, &err);
+        is_int(r, 0, "a new sampler (a restarted daemon) on the tree with node2");
+        if (r >= 0) {
+                is_int(sampler_cpumap(s2)->nnodes, 3, "3 nodes");
+                is_int(sampler_sample(s2, &t), 0, "primes");
+                advance();
+                r = sampler_sample(s2, &t);
+                is_int(r, 1, "tick");
+                good = node_rows_right(&t, 2, inc_numa, why, sizeof why) &&
+                       node_rows_right(&t, 0, inc_numa, why, sizeof why);
+                ok(good, "node2's numastat rows are the fixture's deltas%s%s", good ? "" : ": ", good ? "" : why);
+                good = true;
+                for (int c = 0; c < NCPUS && good; c++)
+                        good = cpu_rows_right(&t, c, inc_stat, why, sizeof why);
+                ok(good, "and the CPUs'%s%s", good ? "" : ": ", good ? "" : why);
+        }
+
+        simulated();
+
+        tick_clear(&t);
+        sampler_free(s);
+        sampler_free(s2);
+        free(err);
+        {
+                char cmd[300];
+                snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+                if (system(cmd) != 0)
+                        printf("# could not remove %s\n", root);
+        }
+        return tap_done();
+}
