@@ -183,6 +183,21 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                                 goto oom;
                         var_fill(&v[nv++], runs, idx, n, m, kind);
                 }
+        /* lock wait hook: the share of CPU time waited for kernel locks */
+        if (nv == cap) {
+                struct var *p = realloc(v, (cap + 1) * sizeof *v);
+                if (!p)
+                        goto oom;
+                v = p;
+        }
+        v[nv].x = calloc(n + 1, sizeof *v[nv].x);
+        if (!v[nv].x)
+                goto oom;
+        snprintf(v[nv].name, sizeof v[nv].name, "lock wait share of CPU time");
+        for (size_t i = 0; i < n; i++)
+                if (!analysis_lock_share(&runs[idx[i]], LEVEL_SYSTEM, 0, &v[nv].x[i]))
+                        v[nv].x[i] = NAN;
+        nv++;
         *ret = v;
         *ret_n = nv;
         return 0;
@@ -499,7 +514,8 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
                 }
         }
         qsort(g->changes, g->nchanges, sizeof *g->changes, cmp_change);
-        return 0;
+        /* lock wait hook: which lock got worse */
+        return analysis_lock_changes(runs, g->idx, g->n, b->idx, b->n, &g->lock_changes, &g->nlock_changes);
 }
 
 /* Is g a baseline group: has it the baseline's value of each baseline tag? */
@@ -628,6 +644,7 @@ struct group_result *group_result_free(struct group_result *gr)
                 free(gr->groups[k].scores);
                 free(gr->groups[k].vs);
                 free(gr->groups[k].changes);
+                free(gr->groups[k].lock_changes);
                 free(gr->groups[k].explain);
         }
         free(gr->groups);

@@ -211,6 +211,15 @@ int analysis_load(struct store *st, struct run_info *infos, size_t n, enum analy
                         host_info_clear(&h);
                 }
                 analysis_compute(&runs[i]);
+                if (keep != ANALYSIS_TOTALS_SYSTEM && (r = analysis_locks_load(st, &runs[i])) < 0) {
+                        *ret_failed = i;        /* lock wait hook */
+                        for (size_t k = 0; k <= i; k++) {
+                                run_detail_free(&runs[k].d);
+                                analysis_locks_free(&runs[k].locks);
+                        }
+                        free(runs);
+                        return r;
+                }
                 if (keep == ANALYSIS_TOTALS_NODE)
                         drop_cpu_totals(&runs[i].d);
         }
@@ -224,6 +233,7 @@ struct analysis_run *analysis_unload(struct analysis_run *runs, size_t n)
         for (size_t i = 0; runs && i < n; i++) {
                 run_detail_free(&runs[i].d);
                 run_info_free(&runs[i].info);
+                analysis_locks_free(&runs[i].locks);
         }
         free(runs);
         return NULL;

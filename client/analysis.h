@@ -20,6 +20,7 @@
 
 #include "metric.h"
 #include "stats.h"
+#include "store-locks.h"
 #include "store.h"
 
 /* ---- runs: totals turned into rates ---- */
@@ -35,6 +36,14 @@ struct mstat {
         double own_total;       /* what the run's cgroup counted (report-own.c) */
 };
 
+/* A run's contended kernel locks (run_lock, schema 0006), largest total
+ * wait first; lost.known is false for a run recorded without BPF. */
+struct analysis_locks {
+        struct store_lock *v;
+        size_t n;
+        struct store_lock_lost lost;
+};
+
 #define ANALYSIS_CPU_TIMES 8    /* user nice system idle iowait irq softirq steal */
 extern const int analysis_cpu_time_metric[ANALYSIS_CPU_TIMES];
 extern const char *const analysis_cpu_time_name[ANALYSIS_CPU_TIMES];
@@ -48,8 +57,7 @@ struct analysis_run {
         double cpu_total;       /* CPU-seconds the run had (from /proc/stat), 0 if unknown */
         double busiest[_M_MAX]; /* rate on the busiest CPU, cpu metrics; NAN otherwise */
         char hostname[256];     /* its host's name (info.host is the id), for --group-by host */
-        /* Coming: the run's contended locks (report's "locks") as a typed
-         * array filled by analysis_load() and freed by analysis_unload(). */
+        struct analysis_locks locks;    /* its contended kernel locks (analysis-locks.c) */
 };
 
 /* What analysis_load() keeps of each run's totals (a 256-CPU run has some
@@ -121,6 +129,32 @@ void context_differs_free(struct context_differs *cd);
  * run), with why filled. */
 int analysis_pick_score(const struct analysis_run *runs, size_t n, const char *by, const char *score,
                         const char **ret, char *why, size_t whylen);
+
+/* ---- lock wait (analysis-locks.c) ---- */
+
+/* Read run r's locks (none for a run without them). */
+int analysis_locks_load(struct store *st, struct analysis_run *r);
+void analysis_locks_free(struct analysis_locks *l);
+/* Lock wait as a share of CPU time: lock_wait_ns over the CPU time of
+ * /proc/stat (user + nice + system + idle + iowait + irq + softirq +
+ * steal), for the system (loc 0), a node or a CPU; false if the run has
+ * no lock wait or no CPU time there.  Above 1 on a CPU is possible: a
+ * sleeping waiter's time counts in full. */
+bool analysis_lock_share(const struct analysis_run *r, enum total_level level, int loc, double *ret);
+/* Highest node or CPU with a lock_wait_ns total, -1 if none. */
+int analysis_lock_max_loc(const struct analysis_run *r, enum total_level level);
+
+/* A lock (caller, type) in a group against its baseline group: mean
+ * total wait per run. */
+struct lock_change {
+        char caller[128], type[24];
+        double total_ns, baseline_total_ns;
+        bool has_change;                /* baseline_total_ns > 0 */
+        double change_pct;
+};
+/* Every lock of either group, the largest increase first. */
+int analysis_lock_changes(const struct analysis_run *runs, const size_t *gidx, size_t gn, const size_t *bidx,
+                          size_t bn, struct lock_change **ret, size_t *ret_n);
 
 /* ---- groups: --group-by, --baseline, --explain ---- */
 
@@ -254,6 +288,8 @@ struct group {
         struct time_ratio times[_RUN_TIME_MAX];
         struct metric_change *changes;  /* by rank, then |t| (untested: |change|, "new" first) */
         size_t nchanges;
+        struct lock_change *lock_changes;       /* the locks of both, largest increase first */
+        size_t nlock_changes;
         /* --explain: per score, only in a HIGH VARIANCE group */
         struct explain_result *explain;
         size_t nexplain;

@@ -266,6 +266,13 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                                        (long long)json_integer_value(json_object_get(mem, "deleted_intervals")),
                                        (double)json_integer_value(json_object_get(mem, "step_max_us")) / 1e3,
                                        (double)json_integer_value(json_object_get(mem, "tick_late_max_us")) / 1e3);
+                        mem = json_object_get(json_object_get(live, "totals"), "lock_wait_ns");
+                        if (mem)        /* lock wait hook: BPF is on; what its full maps lost */
+                                printf("lock wait: %.3f s waited for kernel locks since start; %.0f waits lost "
+                                       "(bounded BPF maps full: lock_wait_lost)\n",
+                                       json_number_value(mem) / 1e9,
+                                       json_number_value(json_object_get(json_object_get(live, "totals"),
+                                                                         "lock_wait_lost")));
                 } else if (other && pid <= 0)
                         printf("daemon:    none writes this database (the daemon at %s, pid %lld, writes %s)\n",
                                ctl->socket_path, (long long)json_integer_value(json_object_get(other, "pid")),

@@ -183,10 +183,20 @@ static void on_catalogue_change(void *userdata)
 
 static void log_unavailable(struct manager *m)
 {
-        for (int i = 0; i < _M_MAX; i++)
-                if (sampler_enabled(m->sampler, i) && !sampler_available(m->sampler, i))
-                        log_metric(LOG_NOTICE, metric_table[i].name, "%s unavailable: %s", metric_table[i].name,
-                                   sampler_why(m->sampler, i));
+        bool said_bpf = false;
+
+        for (int i = 0; i < _M_MAX; i++) {
+                if (!sampler_enabled(m->sampler, i) || sampler_available(m->sampler, i))
+                        continue;
+                /* lock wait hook: the BPF metrics share one reason, said once */
+                if (metric_is_bpf(&metric_table[i]) && said_bpf)
+                        continue;
+                said_bpf |= metric_is_bpf(&metric_table[i]);
+                log_metric(LOG_NOTICE, metric_table[i].name, "%s unavailable: %s%s", metric_table[i].name,
+                           sampler_why(m->sampler, i),
+                           metric_is_bpf(&metric_table[i]) ? " (so are the other lock wait metrics; "
+                                                             "lock_contentions is still counted)" : "");
+        }
 }
 
 static char *read_line(const char *path, const char *prefix)
@@ -449,23 +459,35 @@ static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, vo
  * through tracefs' mode 0700 (scalemon.service grants it for that).  The
  * sampler reads them once, in sampler_new(), and keeps them, so the
  * capability goes from the effective, permitted and inheritable sets right
- * after; the kernel then clears it from the ambient set too.  CAP_PERFMON
- * stays: hotplug and reloads open counters.  Returns 1 if it was dropped,
- * 0 if it was not held. */
+ * after; the kernel then clears it from the ambient set too.  The same for
+ * the lock wait hook's CAP_BPF, which loads the BPF program in
+ * sampler_new() too (its maps are read through descriptors held since;
+ * kernels before 6.5 with kernel.unprivileged_bpf_disabled want CAP_BPF
+ * for that too: then runs record no locks, and say so), and CAP_SYSLOG,
+ * which a root daemon holds when it opens /proc/kallsyms (lockwait.c keeps
+ * the file).  CAP_PERFMON stays: hotplug and reloads open counters.
+ * Returns 1 if one was dropped, 0 if none was held. */
 static int drop_dac_read_search(void)
 {
+        static const int caps[] = { CAP_DAC_READ_SEARCH, CAP_BPF, CAP_SYSLOG };
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-        const int i = CAP_TO_INDEX(CAP_DAC_READ_SEARCH);
-        const uint32_t bit = CAP_TO_MASK(CAP_DAC_READ_SEARCH);
+        bool held = false;
 
         if (syscall(SYS_capget, &h, d) < 0)
                 return negative_errno();
-        if (!((d[i].effective | d[i].permitted | d[i].inheritable) & bit))
+        for (size_t k = 0; k < ELEMENTSOF(caps); k++) {
+                const int i = CAP_TO_INDEX(caps[k]);
+                const uint32_t bit = CAP_TO_MASK(caps[k]);
+                if (!((d[i].effective | d[i].permitted | d[i].inheritable) & bit))
+                        continue;
+                held = true;
+                d[i].effective &= ~bit;
+                d[i].permitted &= ~bit;
+                d[i].inheritable &= ~bit;
+        }
+        if (!held)
                 return 0;
-        d[i].effective &= ~bit;
-        d[i].permitted &= ~bit;
-        d[i].inheritable &= ~bit;
         if (syscall(SYS_capset, &h, d) < 0)
                 return negative_errno();
         return 1;
@@ -580,7 +602,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 goto fail;
         r = drop_dac_read_search();
         if (r < 0)
-                log_warning("cannot drop CAP_DAC_READ_SEARCH after reading the tracepoint ids, keeping it: %s",
+                log_warning("cannot drop CAP_DAC_READ_SEARCH, CAP_BPF and CAP_SYSLOG after start-up, keeping them: %s",
                             strerror(-r));
 
         r = runs_new(&m->runs);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "owncg.h"
 #include "macro.h"
+#include "runlocks.h"
 #include "runs.h"
 #include "timeutil.h"
 
@@ -31,6 +32,8 @@ struct open_run {
         int ncpus;
         bool metrics[_M_MAX];          /* metrics counted at the start */
         struct owncg *own;             /* the run's own cgroup's counters, or NULL (owncg.c) */
+        int64_t start_tick;            /* lock wait: the start's tick (max metrics) ... */
+        struct lockwait_run *locks;    /* ... and its contended locks; NULL without BPF */
 };
 
 struct runs {
@@ -54,6 +57,7 @@ static void open_run_clear(struct open_run *r)
         free(r->name);
         free(r->snap);
         free(r->cpus);
+        lockwait_run_free(r->locks);    /* lock wait hook */
 }
 
 struct runs *runs_free(struct runs *rs)
@@ -168,6 +172,11 @@ int runs_build_totals(const double *vals, int nloc, const struct cpumap *map, co
                                 if (!cpus[c] && v == 0)
                                         continue;
                                 ROW(m, LEVEL_CPU, c, v);
+                                if (metric_table[m].max) {      /* lock wait hook: a maximum */
+                                        node[map->node[c]] = MAX(node[map->node[c]], v);
+                                        sys = MAX(sys, v);
+                                        continue;
+                                }
                                 node[map->node[c]] += v;
                                 sys += v;
                         }
@@ -222,7 +231,14 @@ static int open_run_add(struct runs *rs, int64_t id, const char *name, const str
         memcpy(r->cpus, map->online, (size_t)map->ncpus * sizeof *r->cpus);
         for (int m = 0; m < _M_MAX; m++)
                 r->metrics[m] = sampler_available(sm, m);
+        r->start_tick = pt->tick;
         rs->n++;
+        if (sampler_lockwait(sm)) {     /* lock wait hook: a run boundary for the per-caller map */
+                int e = lockwait_run_start(sampler_lockwait(sm), &r->locks);
+                if (e < 0)
+                        log_run(LOG_WARNING, name, "run %s: its contended locks will not be recorded: %s", name,
+                                strerror(-e));
+        }
         return 0;
 }
 
@@ -407,6 +423,9 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         }
         for (int c = 0; c < map->ncpus; c++)
                 cpus[c] = map->online[c] || (c < r->ncpus && r->cpus[c]);
+        e = runlocks_max_values(st, r->start_tick, pt->tick, vals, nloc);      /* lock wait hook */
+        if (e < 0)
+                goto out;
         e = runs_build_totals(vals, nloc, map, cpus, r->metrics, &totals, &ntotals);
         if (e >= 0 && r->own)
                 e = owncg_totals(r->own, &totals, &ntotals);
@@ -430,6 +449,12 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         e = store_run_finish(st, r->id, &re);
         if (e < 0)
                 goto out;
+        if (r->locks) {                 /* lock wait hook: the run's contended locks */
+                int el = runlocks_store(st, r->id, TAKE_PTR(r->locks));
+                if (el < 0)
+                        log_run(LOG_WARNING, r->name, "run %s: its contended locks were not recorded: %s", r->name,
+                                el == -EIO ? store_errmsg(st) : strerror(-el));
+        }
         open_run_clear(r);
         memmove(&rs->v[i], &rs->v[i + 1], (rs->n - i - 1) * sizeof *rs->v);
         rs->n--;
@@ -586,6 +611,8 @@ int runs_recover(struct store *st, const struct sampler *sm)
                 re.end_tick = MAX(last_tick, ri->start_tick);
                 re.end = MAX(last_end, ri->start);
                 r = store_sum_samples(st, ri->start_tick, re.end_tick, add_sum, &c);
+                if (r >= 0)             /* lock wait hook */
+                        r = runlocks_max_values(st, ri->start_tick, re.end_tick, c.vals, c.nloc);
                 for (int m = 0; m < _M_MAX; m++)
                         metrics[m] = sampler_available(sm, m);
                 if (r >= 0)

@@ -78,6 +78,12 @@ struct sampler {
 
         struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
         size_t capsorted;
+
+        /* lock wait, BPF (sampler-lockwait.c) */
+        struct lockwait *lw;                    /* NULL: its metrics unavailable */
+        uint64_t *lw_prev;                      /* [map.ncpus * its values]: totals at the last tick */
+        uint64_t *lw_max;                       /* [map.ncpus]: the longest wait of this tick */
+        bool lw_primed;
 };
 
 int sampler_grow(void **p, size_t *cap, size_t n, size_t size);
@@ -123,6 +129,7 @@ extern const struct sampler_source sampler_vmstat_source;
 extern const struct sampler_source sampler_numastat_source;
 extern const struct sampler_source sampler_psi_source;          /* sampler-pressure.c */
 extern const struct sampler_source sampler_schedstat_source;
+extern const struct sampler_source sampler_lockwait_source;     /* sampler-lockwait.c */
 
 /* Refresh the CPU map's online set; if it changed, close the groups of
  * CPUs that went offline and reopen those that came back, with an event

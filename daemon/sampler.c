@@ -6,8 +6,9 @@
  *    (sampler_real_ops, below), simulated CPUs (simulate.c), or either
  *    with injected faults (fault.c, only in a --enable-test-seams build);
  *    chosen once, in sampler_new();
- *  - the sources (sources[] below: perf in sampler-perf.c; /proc/stat,
- *    /proc/vmstat and numastat in sampler-procfs.c) each open, reconfigure,
+ *  - the sources (sources[] below: perf in sampler-perf.c; lock wait, BPF,
+ *    in sampler-lockwait.c; /proc/stat, /proc/vmstat and numastat in
+ *    sampler-procfs.c) each open, reconfigure,
  *    sample and close their own counters or files.  A tick is the hotplug
  *    check and then every source's sample(), in the table's order.
  */
@@ -140,6 +141,7 @@ static int sort_tick(struct sampler *s, struct tick *t)
  * decided before perf, which may fail. */
 static const struct sampler_source *const sources[] = {
         &sampler_perf_source,
+        &sampler_lockwait_source,
         &sampler_procstat_source,
         &sampler_vmstat_source,
         &sampler_numastat_source,

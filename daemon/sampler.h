@@ -94,6 +94,10 @@ int sampler_count_available(const struct sampler *s);
  * every delta it has produced.  Differences of two snapshots are exact run
  * totals.  nloc = max(ncpus, nnodes, 1). */
 int sampler_nloc(const struct sampler *s);
+
+/* The BPF lock wait source, for run boundaries (lockwait.h); NULL if
+ * its metrics are unavailable. */
+struct lockwait *sampler_lockwait(const struct sampler *s);
 const int64_t *sampler_totals(const struct sampler *s);
 
 #endif

@@ -123,6 +123,28 @@ const struct metric_def metric_table[_M_MAX] = {
                 "time all non-idle tasks waited for I/O at once", .key = "io", .field = 1 },
         [M_RUNQUEUE_WAIT] = { "runqueue_wait_ns", SCOPE_CPU, "ns", SRC_SCHEDSTAT, "/proc/schedstat cpuN run_delay",
                 "time runnable tasks waited on this CPU's run queue", .field = SCHEDSTAT_FIELD_RUN_DELAY },
+#define LOCK_SRC "BPF lock:contention_begin/end"
+        [M_LOCK_WAIT_NS] = { "lock_wait_ns", SCOPE_CPU, "ns", SRC_BPF, LOCK_SRC,
+                "time tasks waited for contended kernel locks, waits that ended on this CPU" },
+        [M_LOCK_WAIT_MAX_NS] = { "lock_wait_max_ns", SCOPE_CPU, "ns", SRC_BPF, LOCK_SRC,
+                "longest kernel lock wait that ended in the interval (a maximum: combined by max)", .max = true },
+        [M_LOCK_CONTENTIONS_SPINLOCK] = { "lock_contentions_spinlock", SCOPE_CPU, "contentions", SRC_BPF, LOCK_SRC,
+                "timed waits for spinlocks" },
+        [M_LOCK_CONTENTIONS_RWLOCK] = { "lock_contentions_rwlock", SCOPE_CPU, "contentions", SRC_BPF, LOCK_SRC,
+                "timed waits for rwlocks (read or write)" },
+        [M_LOCK_CONTENTIONS_MUTEX] = { "lock_contentions_mutex", SCOPE_CPU, "contentions", SRC_BPF, LOCK_SRC,
+                "timed waits for mutexes (spinning on the owner, then sleeping)" },
+        [M_LOCK_CONTENTIONS_RWSEM_READ] = { "lock_contentions_rwsem_read", SCOPE_CPU, "contentions", SRC_BPF,
+                LOCK_SRC, "timed waits for rw_semaphores, to read (mmap_lock in page faults)" },
+        [M_LOCK_CONTENTIONS_RWSEM_WRITE] = { "lock_contentions_rwsem_write", SCOPE_CPU, "contentions", SRC_BPF,
+                LOCK_SRC, "timed waits for rw_semaphores, to write (mmap_lock in mmap/munmap)" },
+        [M_LOCK_CONTENTIONS_PERCPU_RWSEM] = { "lock_contentions_percpu_rwsem", SCOPE_CPU, "contentions", SRC_BPF,
+                LOCK_SRC, "timed waits for percpu rw_semaphores" },
+        [M_LOCK_CONTENTIONS_RTMUTEX] = { "lock_contentions_rtmutex", SCOPE_CPU, "contentions", SRC_BPF, LOCK_SRC,
+                "timed waits for rt_mutexes" },
+        [M_LOCK_WAIT_LOST] = { "lock_wait_lost", SCOPE_CPU, "waits", SRC_BPF, LOCK_SRC,
+                "lock waits the bounded BPF maps could not keep (not timed, or not given a caller)" },
+#undef LOCK_SRC
 };
 
 const struct metric_def *metric_by_name(const char *name)

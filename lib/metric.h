@@ -25,6 +25,7 @@ enum metric_source {
         SRC_VMSTAT,     /* /proc/vmstat, .key */
         SRC_PSI,        /* /proc/pressure/.key, .field 0 = some, 1 = full (sampler-pressure.c) */
         SRC_SCHEDSTAT,  /* /proc/schedstat cpuN line, .field (1 = first number) */
+        SRC_BPF,        /* BPF on lock:contention_begin/end (daemon/lockwait.c) */
 };
 
 enum metric_id {
@@ -70,6 +71,17 @@ enum metric_id {
         M_PSI_IO_SOME,
         M_PSI_IO_FULL,
         M_RUNQUEUE_WAIT,
+        /* lock wait (BPF): appended, so that earlier ids keep their values */
+        M_LOCK_WAIT_NS,
+        M_LOCK_WAIT_MAX_NS,
+        M_LOCK_CONTENTIONS_SPINLOCK,    /* one per enum lw_type, in its order */
+        M_LOCK_CONTENTIONS_RWLOCK,
+        M_LOCK_CONTENTIONS_MUTEX,
+        M_LOCK_CONTENTIONS_RWSEM_READ,
+        M_LOCK_CONTENTIONS_RWSEM_WRITE,
+        M_LOCK_CONTENTIONS_PERCPU_RWSEM,
+        M_LOCK_CONTENTIONS_RTMUTEX,
+        M_LOCK_WAIT_LOST,
         _M_MAX,
 };
 
@@ -85,6 +97,8 @@ struct metric_def {
         const char *filter;        /* SRC_TRACEPOINT: ftrace filter, or NULL */
         const char *key;           /* SRC_NUMASTAT / SRC_VMSTAT / SRC_PSI */
         int field;                 /* SRC_PROCSTAT column, 0 = user; SRC_PSI, SRC_SCHEDSTAT */
+        bool max;                  /* a maximum per interval, not a count: intervals,
+                                    * CPUs and runs combine by max, never by sum */
 };
 
 extern const struct metric_def metric_table[_M_MAX];
@@ -98,6 +112,11 @@ static inline bool metric_is_perf(const struct metric_def *m)
 {
         return m->source == SRC_PERF_SW || m->source == SRC_TRACEPOINT ||
                m->source == SRC_PERF_HW;
+}
+
+static inline bool metric_is_bpf(const struct metric_def *m)
+{
+        return m->source == SRC_BPF;
 }
 
 #endif

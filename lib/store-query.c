@@ -181,13 +181,16 @@ int store_topology_get(struct store *s, int **ret_node, bool **ret_online, int *
 
 /* Append a tick's value to pts, or add it to the last bucket. */
 static int series_add(struct series_point **pts, size_t *n, size_t *cap, int64_t t, int64_t dur, double v, bool nc,
-                      int64_t step_ns)
+                      int64_t step_ns, bool max)
 {
         int64_t bucket = step_ns > 0 ? t - ((t % step_ns) + step_ns) % step_ns : t;
 
         if (step_ns > 0 && *n > 0 && (*pts)[*n - 1].t_ns == bucket) {
                 (*pts)[*n - 1].dur_ns += dur;
-                (*pts)[*n - 1].value += v;
+                if (max)        /* lock_wait_max_ns: a step's value is its ticks' maximum */
+                        (*pts)[*n - 1].value = MAX((*pts)[*n - 1].value, v);
+                else
+                        (*pts)[*n - 1].value += v;
                 (*pts)[*n - 1].not_counted |= nc;
                 return 0;
         }
@@ -220,7 +223,7 @@ static int series_end(struct store *s, sqlite3_stmt *st, int r, struct series_po
 
 /* One cpu_sample row's value for the filter: the total column for the
  * whole machine when every CPU was counted, else the blob decoded. */
-static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const int *node, int nnode,
+static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const int *node, int nnode, bool max,
                          int64_t *ret, bool *ret_nc)
 {
         struct packed_iter it;
@@ -249,6 +252,8 @@ static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const 
                         continue;
                 if (null)
                         nc = true;
+                else if (max)           /* lock_wait_max_ns: a node's is its CPUs' maximum */
+                        sum = MAX(sum, v);
                 else
                         sum = (int64_t)((uint64_t)sum + (uint64_t)v);
         }
@@ -285,7 +290,8 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
         _cleanup_free_ int *node = NULL;
         size_t n = 0, cap = 0;
         sqlite3_stmt *st;
-        int nnode = 0, r;
+        int nnode = 0, r, m = store_metric_by_rowid(s, mid);
+        bool max = m >= 0 && metric_table[m].max;      /* lock wait hook: combined by max */
 
         if (f == SERIES_NODE) {
                 r = store_topology_get(s, &node, NULL, &nnode);
@@ -299,14 +305,14 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
                 int64_t v;
                 bool nc;
 
-                r = cpu_row_value(st, f, arg, node, nnode, &v, &nc);
+                r = cpu_row_value(st, f, arg, node, nnode, max, &v, &nc);
                 if (r < 0) {
                         snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick time %lld",
                                  (long long)sqlite3_column_int64(st, 0));
                         break;
                 }
                 r = series_add(&pts, &n, &cap, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                               (double)v * scale, nc, step_ns);
+                               (double)v * scale, nc, step_ns, max);
                 if (r < 0)
                         break;
         }
@@ -377,7 +383,7 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
 
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
                 r = series_add(&pts, &n, &cap, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                               sqlite3_column_double(st, 2) * scale, sqlite3_column_int(st, 3) > 0, step_ns);
+                               sqlite3_column_double(st, 2) * scale, sqlite3_column_int(st, 3) > 0, step_ns, false);
                 if (r < 0)
                         break;
         }
@@ -452,7 +458,7 @@ int store_series_cpus(struct store *s, const char *metric, int ncpus, int64_t si
                 for (int c = 0; c < ncpus && r >= 0; c++) {
                         n_c = n;
                         cap_c = cap;
-                        r = series_add(&pts[c], &n_c, &cap_c, t, dur, (double)vals[c] * scale, nulls[c], step_ns);
+                        r = series_add(&pts[c], &n_c, &cap_c, t, dur, (double)vals[c] * scale, nulls[c], step_ns, def->max);
                 }
                 if (r < 0)
                         break;

@@ -134,6 +134,7 @@ struct cpu_sums {
         int64_t *sum;
         int *nulls;             /* in how many ticks the CPU was not counted */
         int ncpus;
+        bool max;               /* a maximum (lock_wait_max_ns): merged by max, not summed */
 };
 
 static int sums_add(struct cpu_sums *p, int cpu, int64_t v, bool isnull)
@@ -156,6 +157,8 @@ static int sums_add(struct cpu_sums *p, int cpu, int64_t v, bool isnull)
         }
         if (isnull)
                 p->nulls[cpu]++;
+        else if (p->max)
+                p->sum[cpu] = MAX(p->sum[cpu], v);
         else
                 p->sum[cpu] = (int64_t)((uint64_t)p->sum[cpu] + (uint64_t)v);
         return 0;
@@ -182,7 +185,7 @@ static int sums_write(struct store *s, const struct cpu_sums *p, int64_t tick, i
                         null = any = true;
                 else if (p->sum[i]) {
                         any = true;
-                        total = (int64_t)((uint64_t)total + (uint64_t)p->sum[i]);
+                        total = p->max ? MAX(total, p->sum[i]) : (int64_t)((uint64_t)total + (uint64_t)p->sum[i]);
                 }
         }
         if (!any)               /* invariant 6 */
@@ -229,7 +232,8 @@ static int merge_cpu(struct store *s, const struct segment *g)
                                 break;
                         }
                         m = t;
-                        m[nm++] = (struct cpu_sums){ .metric = metric };
+                        k = store_metric_by_rowid(s, metric);
+                        m[nm++] = (struct cpu_sums){ .metric = metric, .max = k >= 0 && metric_table[k].max };
                 }
                 packed_iter_init(&it, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
                 while ((r = packed_next(&it, &cpu, &v, &isnull)) > 0)

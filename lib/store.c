@@ -762,7 +762,9 @@ int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const 
                         null = any = true;
                 else if (vals[c] != 0) {
                         any = true;
-                        total = (int64_t)((uint64_t)total + (uint64_t)vals[c]);
+                        /* a maximum's "total" over CPUs is their maximum (lock wait hook) */
+                        total = metric_table[m].max ? MAX(total, vals[c])
+                                                    : (int64_t)((uint64_t)total + (uint64_t)vals[c]);
                 }
         }
         if (!any)               /* invariant 6 */

@@ -436,8 +436,8 @@ static struct sampler_config config(void)
         snprintf(proc, sizeof proc, "%s/proc", root);
         cfg.sysroot = sys;
         cfg.procroot = proc;
-        for (int m = 0; m < _M_MAX; m++)
-                cfg.enabled[m] = !metric_is_perf(&metric_table[m]);
+        for (int m = 0; m < _M_MAX; m++)       /* the fixture tree only: no perf, no BPF */
+                cfg.enabled[m] = !metric_is_perf(&metric_table[m]) && !metric_is_bpf(&metric_table[m]);
         return cfg;
 }
 

@@ -6,7 +6,7 @@ pkgs="build-essential autoconf automake pkg-config
       libsystemd-dev libsqlite3-dev libjansson-dev libgsl-dev libsmartcols-dev libncurses-dev libmicrohttpd-dev
       sqlite3 python3 linux-perf util-linux procps
       gnuplot-nox libxml2-utils socat systemd tmux
-      clang libclang-rt-14-dev
+      clang libclang-rt-14-dev bpftool libbpf-dev
       prometheus curl"
 missing=
 for p in $pkgs; do

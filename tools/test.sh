@@ -43,8 +43,8 @@ suite() {       # suite NAME CONFIGURE-ARGS...
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-suite ci --enable-werror --enable-test-seams
-suite asan --enable-werror --enable-sanitizers --enable-test-seams
+suite ci --enable-werror --enable-test-seams --enable-bpf
+suite asan --enable-werror --enable-sanitizers --enable-test-seams --enable-bpf
 
 # the release tarball builds, installs and uninstalls cleanly (its tests
 # are the ones above, so they are not run a third time)

@@ -1,0 +1,93 @@
+/* lockwait-abi.h - what bpf/lockwait.bpf.c and daemon/lockwait.c share: the
+ * layout of the BPF maps' keys and values, and the tracepoint's flag bits.
+ *
+ * Included by the BPF program (clang -target bpf) and by the daemon, so it
+ * uses only the fixed-width __u32/__u64 of <linux/types.h>.
+ */
+#ifndef SCALEMON_BPF_LOCKWAIT_ABI_H
+#define SCALEMON_BPF_LOCKWAIT_ABI_H
+
+#include <linux/types.h>
+
+/* lock:contention_begin's flags, as include/trace/events/lock.h defines
+ * them (LCB_F_*) and as the tracepoint's own format file prints them:
+ * /sys/kernel/tracing/events/lock/contention_begin/format. */
+#define LW_F_SPIN   (1U << 0)
+#define LW_F_READ   (1U << 1)
+#define LW_F_WRITE  (1U << 2)
+#define LW_F_RT     (1U << 3)
+#define LW_F_PERCPU (1U << 4)
+#define LW_F_MUTEX  (1U << 5)
+
+/* Lock types as scalemon counts them, one lock_contentions_<type> metric
+ * each (daemon/lockwait-decode.c maps flags to these). */
+enum lw_type {
+        LW_SPINLOCK,
+        LW_RWLOCK,
+        LW_MUTEX,
+        LW_RWSEM_READ,
+        LW_RWSEM_WRITE,
+        LW_PERCPU_RWSEM,
+        LW_RTMUTEX,
+        LW_OTHER,       /* flags no kernel we know sets (a semaphore: 0) */
+        LW_NTYPES,
+};
+
+/* The lock type counted, from the flags: the program counts with it, the
+ * daemon's unit tests check it.  Only these combinations occur:
+ *   SPIN spinlock, SPIN|READ and SPIN|WRITE rwlock, READ rwsem:R, WRITE
+ *   rwsem:W, PERCPU|READ and PERCPU|WRITE percpu-rwsem, RT rt_mutex (and
+ *   RT|READ, RT|WRITE: rwlocks on PREEMPT_RT), MUTEX a sleeping mutex and
+ *   MUTEX|SPIN one spinning on its owner first. */
+static inline __u32 lw_flags_type(__u32 flags)
+{
+        if (flags & LW_F_MUTEX)
+                return LW_MUTEX;
+        if (flags & LW_F_RT)
+                return LW_RTMUTEX;
+        if (flags & LW_F_PERCPU)
+                return LW_PERCPU_RWSEM;
+        if (flags & LW_F_SPIN)
+                return (flags & (LW_F_READ | LW_F_WRITE)) ? LW_RWLOCK : LW_SPINLOCK;
+        if (flags & LW_F_READ)
+                return LW_RWSEM_READ;
+        if (flags & LW_F_WRITE)
+                return LW_RWSEM_WRITE;
+        return LW_OTHER;
+}
+
+/* Per-CPU totals since the program was loaded, one slot per CPU in an
+ * mmap()ed array: the CPU that sees a wait end writes its own slot, the
+ * daemon reads every slot each tick without a system call.  128 bytes, so
+ * that two CPUs never write the same cache line. */
+struct lw_cpu {
+        __u64 count[LW_NTYPES];  /* waits that ended here, by type */
+        __u64 wait_ns;           /* their total length */
+        __u64 max_ns;            /* longest since the daemon last took it (it swaps in 0) */
+        __u64 lost_task;         /* waits not timed: the per-task map was full */
+        __u64 lost_caller;       /* timed waits not in the per-caller map: it was full */
+        __u64 lost_caller_ns;    /*   and their total length */
+        __u64 lost_stack;        /* timed waits whose stack could not be kept (stack map) */
+        __u64 nested;            /* begins ignored: the task (or CPU, for spinning) already waited */
+        __u64 pad[1];
+};
+
+/* Per-caller map key: the kernel stack (an id in the stack map, cut to
+ * LW_STACK_DEPTH frames) and the tracepoint flags.  The daemon turns the
+ * stack into "function+0xoff" of the first frame outside the locking code. */
+struct lw_caller_key {
+        __s32 stackid;           /* -1: the stack could not be kept */
+        __u32 flags;
+};
+
+struct lw_caller_val {
+        __u64 count;
+        __u64 total_ns;
+        __u64 max_ns;            /* of the waits since epoch began */
+        __u64 min_ns;
+        __u64 epoch;             /* the daemon's epoch when max/min were last reset */
+};
+
+#define LW_STACK_DEPTH 8
+
+#endif

@@ -1,0 +1,578 @@
+/* lockwait.c - load bpf/lockwait.bpf.c (embedded as a libbpf skeleton),
+ * read its per-CPU slots each tick, and give runs their contended locks.
+ *
+ * The program is attached once to each of the two tracepoints: a BPF
+ * program on a tracepoint runs on whichever CPU hits it, so CPU hotplug
+ * needs nothing here.  CAP_BPF (with CAP_PERFMON) is needed to load it,
+ * nothing afterwards: the maps are read through the fds and the mapping
+ * this process already holds.
+ *
+ * /proc/kallsyms is opened once, at load, and kept: its addresses are
+ * shown only to a reader that had CAP_SYSLOG when it opened the file (or
+ * with kernel.perf_event_paranoid <= 1), and the symbols are read again
+ * through the same file at a run stop that meets an address they do not
+ * cover, so that a caller in a module loaded since is still named.  Each
+ * stack's caller is named once and kept: a stack id never changes its
+ * stack (the stack map is never emptied).  Without them (scalemon.service has no
+ * CAP_SYSLOG) callers are named by the kernel itself, through the BPF
+ * program lw_symbolize, and locking code is told by name
+ * (lockwait-decode.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lockwait.h"
+#include "macro.h"
+
+#ifdef HAVE_BPF
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "lockwait.skel.h"
+
+struct lockwait_run {
+        struct lw_acc acc;
+        struct lockwait *lw;            /* NULL once lw is freed */
+        struct lockwait_run *next;
+};
+
+struct lockwait {
+        struct lockwait_bpf *skel;
+        struct lw_cpu *slot;            /* mmap()ed cpu_stat, [nslots] */
+        size_t map_len;
+        int nslots, ncpus;
+        int kallsyms_fd;                /* kept: see the top of the file */
+        struct ksyms *ks;               /* NULL: addresses hidden */
+        struct lockwait_run *runs;      /* open runs */
+        char (*caller)[128];            /* [stack map size]: each stack's caller, once named ... */
+        bool *named;                    /* ... (a stack id always means the same stack) */
+        uint32_t nstacks;
+        bool reread;                    /* /proc/kallsyms read again at this run stop */
+};
+
+static char libbpf_msg[256];            /* libbpf's last warning, for the reason */
+static bool verifier_refused;           /* libbpf printed the verifier's log */
+
+static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+        char buf[256];
+        size_t n;
+
+        if (getenv("LIBBPF_LOG")) {
+                va_list aq;
+                va_copy(aq, ap);
+                vfprintf(stderr, fmt, aq);
+                va_end(aq);
+        }
+        if (level == LIBBPF_DEBUG)
+                return 0;
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        if (strstr(buf, "PROG LOAD LOG"))
+                verifier_refused = true;
+        n = strlen(buf);
+        while (n && buf[n - 1] == '\n')
+                buf[--n] = 0;
+        snprintf(libbpf_msg, sizeof libbpf_msg, "%s", buf);
+        return 0;
+}
+
+static bool has_cap(int cap)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+
+        if (syscall(SYS_capget, &h, d) < 0)
+                return false;
+        return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
+}
+
+static char *why_load(int err)
+{
+        char *w = NULL;
+        int r;
+
+        if (verifier_refused)
+                r = asprintf(&w, "cannot load the BPF program: this kernel's verifier refused it (%s); "
+                                 "run scalemond --foreground with LIBBPF_LOG=1 for the verifier's log",
+                             strerror(-err));
+        else if (err == -EPERM || err == -EACCES) {
+                if (!has_cap(CAP_BPF) && !has_cap(CAP_SYS_ADMIN))
+                        r = asprintf(&w, "cannot load the BPF program: permission denied (needs CAP_BPF and "
+                                         "CAP_PERFMON, or root)");
+                else
+                        r = asprintf(&w, "cannot load the BPF program: the bpf() system call was refused (%s; "
+                                         "a seccomp filter, or kernel.unprivileged_bpf_disabled with a "
+                                         "missing capability)", strerror(-err));
+        } else if (err == -ENOSYS)
+                r = asprintf(&w, "cannot load the BPF program: this kernel has no bpf() system call "
+                                 "(or a seccomp filter hides it)");
+        else
+                r = asprintf(&w, "cannot load the BPF program: %s%s%s", strerror(-err), libbpf_msg[0] ? ": " : "",
+                             libbpf_msg);
+        return r < 0 ? NULL : w;
+}
+
+static int read_kallsyms(struct lockwait *lw)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        struct ksyms *ks = NULL;
+        int r;
+
+        if (lseek(lw->kallsyms_fd, 0, SEEK_SET) < 0)
+                return negative_errno();
+        for (;;) {
+                ssize_t k;
+                if (cap - len < 65536) {
+                        char *t = realloc(buf, cap = cap ? cap * 2 : 1 << 22);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                }
+                k = read(lw->kallsyms_fd, buf + len, cap - len);
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        r = ksyms_parse(buf, len, &ks);
+        if (r < 0)
+                return r;
+        ksyms_free(lw->ks);
+        lw->ks = ks;
+        return 0;
+}
+
+int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
+{
+        struct lockwait *lw;
+        long page = sysconf(_SC_PAGESIZE);
+        int ncpus, r;
+
+        libbpf_set_print(on_libbpf_print);
+        libbpf_msg[0] = 0;
+        verifier_refused = false;
+        ncpus = libbpf_num_possible_cpus();
+        if (ncpus <= 0) {
+                if (asprintf(ret_why, "cannot read the possible CPUs: %s", strerror(ncpus ? -ncpus : EINVAL)) < 0)
+                        *ret_why = NULL;
+                return ncpus ? ncpus : -EINVAL;
+        }
+        lw = calloc(1, sizeof *lw);
+        if (!lw)
+                return -ENOMEM;
+        lw->kallsyms_fd = -1;
+        lw->ncpus = ncpus;
+        lw->nslots = MAX(slots, ncpus);
+
+        lw->skel = lockwait_bpf__open();
+        if (!lw->skel) {
+                r = negative_errno();
+                *ret_why = why_load(r);
+                goto fail;
+        }
+        lw->skel->rodata->max_cpus = (__u32)lw->nslots;
+        bpf_map__set_max_entries(lw->skel->maps.cpu_stat, (__u32)lw->nslots);
+        r = lockwait_bpf__load(lw->skel);
+        if (r < 0) {
+                *ret_why = why_load(r);
+                goto fail;
+        }
+        lw->nstacks = bpf_map__max_entries(lw->skel->maps.stacks);
+        lw->caller = calloc(lw->nstacks, sizeof *lw->caller);
+        lw->named = calloc(lw->nstacks, sizeof *lw->named);
+        if (!lw->caller || !lw->named) {
+                r = -ENOMEM;
+                *ret_why = strdup("out of memory");
+                goto fail;
+        }
+        lw->map_len = ((size_t)lw->nslots * sizeof(struct lw_cpu) + (size_t)page - 1) / (size_t)page * (size_t)page;
+        lw->slot = mmap(NULL, lw->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        bpf_map__fd(lw->skel->maps.cpu_stat), 0);
+        if (lw->slot == MAP_FAILED) {
+                r = negative_errno();
+                lw->slot = NULL;
+                if (asprintf(ret_why, "cannot map the BPF per-CPU totals: %s", strerror(-r)) < 0)
+                        *ret_why = NULL;
+                goto fail;
+        }
+        r = lockwait_bpf__attach(lw->skel);
+        if (r < 0) {
+                if (r == -ENOENT && asprintf(ret_why, "tracepoints lock:contention_begin/end not found (the kernel "
+                                                      "lacks them: they appeared in Linux 5.19; or tracefs is not "
+                                                      "mounted)") < 0)
+                        *ret_why = NULL;
+                else if (r != -ENOENT && asprintf(ret_why, "cannot attach the BPF program to lock:contention_begin/"
+                                                           "end: %s%s%s", strerror(-r), libbpf_msg[0] ? ": " : "",
+                                                  libbpf_msg) < 0)
+                        *ret_why = NULL;
+                goto fail;
+        }
+        /* callers are named where possible; without the addresses the
+         * table shows raw addresses, and says so */
+        lw->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+        if (lw->kallsyms_fd >= 0)
+                (void)read_kallsyms(lw);
+        *ret = lw;
+        return 0;
+fail:
+        lockwait_free(lw);
+        return r;
+}
+
+struct lockwait *lockwait_free(struct lockwait *lw)
+{
+        if (!lw)
+                return NULL;
+        for (struct lockwait_run *p = lw->runs; p; p = p->next)
+                p->lw = NULL;           /* their owners free them */
+        if (lw->slot)
+                munmap(lw->slot, lw->map_len);
+        lockwait_bpf__destroy(lw->skel);
+        if (lw->kallsyms_fd >= 0)
+                close(lw->kallsyms_fd);
+        ksyms_free(lw->ks);
+        free(lw->caller);
+        free(lw->named);
+        free(lw);
+        return NULL;
+}
+
+int lockwait_ncpus(const struct lockwait *lw)
+{
+        return lw->ncpus;
+}
+
+void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_t *ret_max)
+{
+        struct lw_cpu *s = &lw->slot[cpu];
+
+        /* the program writes each field with a plain store: read each once */
+        for (int t = 0; t < LW_NTYPES; t++)
+                ret->count[t] = __atomic_load_n(&s->count[t], __ATOMIC_RELAXED);
+        ret->wait_ns = __atomic_load_n(&s->wait_ns, __ATOMIC_RELAXED);
+        ret->lost_task = __atomic_load_n(&s->lost_task, __ATOMIC_RELAXED);
+        ret->lost_caller = __atomic_load_n(&s->lost_caller, __ATOMIC_RELAXED);
+        ret->lost_caller_ns = __atomic_load_n(&s->lost_caller_ns, __ATOMIC_RELAXED);
+        ret->lost_stack = __atomic_load_n(&s->lost_stack, __ATOMIC_RELAXED);
+        ret->nested = __atomic_load_n(&s->nested, __ATOMIC_RELAXED);
+        if (ret_max)
+                *ret_max = __atomic_exchange_n(&s->max_ns, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- runs ---- */
+
+static int snap_grow(struct lw_snap *s, size_t *cap, size_t want)
+{
+        struct lw_entry *t;
+
+        if (want <= *cap)
+                return 0;
+        t = realloc(s->e, want * sizeof *t);
+        if (!t)
+                return -ENOMEM;
+        s->e = t;
+        *cap = want;
+        return 0;
+}
+
+/* The whole per-caller map: in batches of up to 4096 entries (one system
+ * call each), or key by key where the kernel has no batch lookup. */
+static int read_callers(struct lockwait *lw, struct lw_snap *s, size_t *cap)
+{
+        int fd = bpf_map__fd(lw->skel->maps.callers);
+        struct lw_caller_key *keys = NULL, k, next;
+        struct lw_caller_val *vals = NULL;
+        uint32_t batch = 0, count;
+        void *prev = NULL;
+        bool first = true;
+        int r = 0;
+
+        keys = calloc(4096, sizeof *keys);
+        vals = calloc(4096, sizeof *vals);
+        if (!keys || !vals) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (;;) {
+                LIBBPF_OPTS(bpf_map_batch_opts, opts);
+                count = 4096;
+                r = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &opts);
+                if (r < 0 && errno != ENOENT) {
+                        r = -errno;
+                        break;
+                }
+                if (snap_grow(s, cap, s->n + count) < 0) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (uint32_t i = 0; i < count; i++)
+                        s->e[s->n++] = (struct lw_entry){ .key = keys[i], .val = vals[i] };
+                first = false;
+                if (r < 0) {            /* ENOENT: that was the last batch */
+                        r = 0;
+                        goto out;
+                }
+        }
+        if (r != -EINVAL && r != -ENOTSUP && r != -EOPNOTSUPP)
+                goto out;
+        /* no batch lookup for hash maps here: key by key */
+        s->n = 0;
+        r = 0;
+        while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+                if (snap_grow(s, cap, s->n < *cap ? *cap : (*cap ? *cap * 2 : 256)) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                s->e[s->n].key = next;
+                if (bpf_map_lookup_elem(fd, &next, &s->e[s->n].val) == 0)
+                        s->n++;
+                k = next;
+                prev = &k;
+        }
+out:
+        free(keys);
+        free(vals);
+        return r;
+}
+
+static int read_snap(struct lockwait *lw, struct lw_snap *ret)
+{
+        struct lw_snap s = { 0 };
+        size_t cap = 0;
+        int r;
+
+        s.epoch = __atomic_load_n(&lw->skel->bss->epoch, __ATOMIC_RELAXED);
+        r = read_callers(lw, &s, &cap);
+        if (r < 0) {
+                free(s.e);
+                return r;
+        }
+        for (int c = 0; c < lw->ncpus; c++) {
+                s.lost_task += __atomic_load_n(&lw->slot[c].lost_task, __ATOMIC_RELAXED);
+                s.lost_caller += __atomic_load_n(&lw->slot[c].lost_caller, __ATOMIC_RELAXED);
+                s.lost_caller_ns += __atomic_load_n(&lw->slot[c].lost_caller_ns, __ATOMIC_RELAXED);
+        }
+        lw_snap_sort(&s);
+        *ret = s;
+        return 0;
+}
+
+/* A run boundary: read the per-caller map, fold it into every open run,
+ * begin a new epoch.  *ret (if not NULL) gets the reading. */
+static int boundary(struct lockwait *lw, struct lw_snap *ret)
+{
+        struct lw_snap s;
+        int r = read_snap(lw, &s);
+
+        if (r < 0)
+                return r;
+        for (struct lockwait_run *p = lw->runs; p; p = p->next) {
+                r = lw_acc_fold(&p->acc, &s);
+                if (r < 0) {
+                        lw_snap_clear(&s);
+                        return r;
+                }
+        }
+        __atomic_store_n(&lw->skel->bss->epoch, s.epoch + 1, __ATOMIC_RELAXED);
+        if (ret)
+                *ret = s;
+        else
+                lw_snap_clear(&s);
+        return 0;
+}
+
+int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
+{
+        struct lockwait_run *run = calloc(1, sizeof *run);
+        int r;
+
+        if (!run)
+                return -ENOMEM;
+        r = boundary(lw, &run->acc.start);
+        if (r < 0) {
+                free(run);
+                return r;
+        }
+        run->lw = lw;
+        run->next = lw->runs;
+        lw->runs = run;
+        *ret = run;
+        return 0;
+}
+
+void lockwait_run_free(struct lockwait_run *run)
+{
+        struct lockwait_run **pp;
+
+        if (!run)
+                return;
+        for (pp = run->lw ? &run->lw->runs : NULL; pp && *pp; pp = &(*pp)->next)
+                if (*pp == run) {
+                        *pp = run->next;
+                        break;
+                }
+        lw_acc_clear(&run->acc);
+        free(run);
+}
+
+/* An address's name from the kernel, through lw_symbolize's "%pB". */
+static int symbolize(void *userdata, uint64_t addr, char *name, size_t size, uint64_t *ret_off)
+{
+        struct lockwait *lw = userdata;
+        LIBBPF_OPTS(bpf_test_run_opts, opts);
+        int r;
+
+        lw->skel->bss->sym_addr = addr;
+        lw->skel->bss->sym_name[0] = 0;
+        r = bpf_prog_test_run_opts(bpf_program__fd(lw->skel->progs.lw_symbolize), &opts);
+        if (r < 0)
+                return r;
+        lw->skel->bss->sym_name[sizeof lw->skel->bss->sym_name - 1] = 0;
+        return lw_parse_symbol(lw->skel->bss->sym_name, name, size, ret_off);
+}
+
+static int stack_of(void *userdata, int32_t stackid, uint64_t ips[LW_STACK_DEPTH])
+{
+        struct lockwait *lw = userdata;
+        __u32 id = (__u32)stackid;
+
+        return bpf_map_lookup_elem(bpf_map__fd(lw->skel->maps.stacks), &id, ips) < 0 ? -ENOENT : 0;
+}
+
+/* A stack's caller, named once.  With kallsyms' addresses, a frame that
+ * falls outside the symbols read so far (a module loaded since start: no
+ * kernel function is 1 MiB long) has /proc/kallsyms read again, once per
+ * run stop: reading it costs a few hundred milliseconds. */
+static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
+{
+        struct lockwait *lw = userdata;
+        uint64_t ips[LW_STACK_DEPTH] = { 0 }, off;
+
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && lw->named[stackid]) {
+                snprintf(buf, size, "%s", lw->caller[stackid]);
+                return;
+        }
+        if (stackid < 0 || stack_of(lw, stackid, ips) < 0)
+                ips[0] = 0;
+        if (lw->ks && lw->kallsyms_fd >= 0 && !lw->reread)
+                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
+                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20)) {
+                                lw->reread = true;
+                                (void)read_kallsyms(lw);
+                                break;
+                        }
+        if (lw->ks)
+                lw_caller_name(lw->ks, ips, LW_STACK_DEPTH, buf, size);
+        else
+                lw_caller_name_by(symbolize, lw, ips, LW_STACK_DEPTH, buf, size);
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && ips[0] && !startswith(buf, "0x")) {
+                snprintf(lw->caller[stackid], sizeof lw->caller[stackid], "%s", buf);
+                lw->named[stackid] = true;
+        }
+}
+
+int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+{
+        struct lockwait *lw = run->lw;
+        struct lw_snap end;
+        int r = lw ? boundary(lw, &end) : -ESTALE;
+
+        if (r >= 0) {
+                lw->reread = false;
+                r = lw_run_rows(&run->acc, &end, caller_of, lw, ret, ret_n, ret_lost);
+                lw_snap_clear(&end);
+        }
+        lockwait_run_free(run);
+        return r;
+}
+
+#else /* !HAVE_BPF */
+
+struct lockwait {
+        int unused;
+};
+
+int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
+{
+        if (asprintf(ret_why, "scalemond was built without BPF support (%s)", SCALEMON_BPF_MISSING) < 0)
+                *ret_why = NULL;
+        return -EOPNOTSUPP;
+}
+
+struct lockwait *lockwait_free(struct lockwait *lw)
+{
+        return NULL;
+}
+
+int lockwait_ncpus(const struct lockwait *lw)
+{
+        return 0;
+}
+
+void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_t *ret_max)
+{
+        memset(ret, 0, sizeof *ret);
+        if (ret_max)
+                *ret_max = 0;
+}
+
+int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
+{
+        return -EOPNOTSUPP;
+}
+
+/* A stack's caller, named once.  With kallsyms' addresses, a frame that
+ * falls outside the symbols read so far (a module loaded since start: no
+ * kernel function is 1 MiB long) has /proc/kallsyms read again, once per
+ * run stop: reading it costs a few hundred milliseconds. */
+static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
+{
+        struct lockwait *lw = userdata;
+        uint64_t ips[LW_STACK_DEPTH] = { 0 }, off;
+
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && lw->named[stackid]) {
+                snprintf(buf, size, "%s", lw->caller[stackid]);
+                return;
+        }
+        if (stackid < 0 || stack_of(lw, stackid, ips) < 0)
+                ips[0] = 0;
+        if (lw->ks && lw->kallsyms_fd >= 0 && !lw->reread)
+                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
+                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20)) {
+                                lw->reread = true;
+                                (void)read_kallsyms(lw);
+                                break;
+                        }
+        if (lw->ks)
+                lw_caller_name(lw->ks, ips, LW_STACK_DEPTH, buf, size);
+        else
+                lw_caller_name_by(symbolize, lw, ips, LW_STACK_DEPTH, buf, size);
+        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && ips[0] && !startswith(buf, "0x")) {
+                snprintf(lw->caller[stackid], sizeof lw->caller[stackid], "%s", buf);
+                lw->named[stackid] = true;
+        }
+}
+
+int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+{
+        return -EOPNOTSUPP;
+}
+
+void lockwait_run_free(struct lockwait_run *run)
+{
+}
+
+#endif
