@@ -534,38 +534,6 @@ int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
         return -EOPNOTSUPP;
 }
 
-/* A stack's caller, named once.  With kallsyms' addresses, a frame that
- * falls outside the symbols read so far (a module loaded since start: no
- * kernel function is 1 MiB long) has /proc/kallsyms read again, once per
- * run stop: reading it costs a few hundred milliseconds. */
-static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
-{
-        struct lockwait *lw = userdata;
-        uint64_t ips[LW_STACK_DEPTH] = { 0 }, off;
-
-        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && lw->named[stackid]) {
-                snprintf(buf, size, "%s", lw->caller[stackid]);
-                return;
-        }
-        if (stackid < 0 || stack_of(lw, stackid, ips) < 0)
-                ips[0] = 0;
-        if (lw->ks && lw->kallsyms_fd >= 0 && !lw->reread)
-                for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
-                        if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20)) {
-                                lw->reread = true;
-                                (void)read_kallsyms(lw);
-                                break;
-                        }
-        if (lw->ks)
-                lw_caller_name(lw->ks, ips, LW_STACK_DEPTH, buf, size);
-        else
-                lw_caller_name_by(symbolize, lw, ips, LW_STACK_DEPTH, buf, size);
-        if (stackid >= 0 && (uint32_t)stackid < lw->nstacks && ips[0] && !startswith(buf, "0x")) {
-                snprintf(lw->caller[stackid], sizeof lw->caller[stackid], "%s", buf);
-                lw->named[stackid] = true;
-        }
-}
-
 int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
 {
         return -EOPNOTSUPP;
