@@ -34,6 +34,7 @@
 #include "macro.h"
 #include "proto.h"
 #include "store.h"
+#include "store-locks.h"
 #include "timeutil.h"
 
 /* ---- export ---- */
@@ -44,6 +45,38 @@ static json_t *kv_object(const struct store_kv *kv, size_t n)
         for (size_t i = 0; o && i < n; i++)
                 json_object_set_new(o, kv[i].key, json_string(kv[i].value));
         return o;
+}
+
+/* A run's contended locks (lock wait by BPF): "locks" and "locks_lost",
+ * set on jr only where the run has them. */
+static int locks_to_json(struct store *s, int64_t run, json_t *jr)
+{
+        _cleanup_free_ struct store_lock *v = NULL;
+        struct store_lock_lost lost = { 0 };
+        json_t *a;
+        size_t n = 0;
+        int r = store_run_locks_get(s, run, &v, &n, &lost);
+
+        if (r < 0)
+                return r;
+        if (!lost.known && n == 0)
+                return 0;
+        a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "caller", v[i].caller, "type",
+                                                   v[i].type, "contended", (json_int_t)v[i].contended,
+                                                   "total_wait_ns", (json_int_t)v[i].total_wait_ns, "max_wait_ns",
+                                                   (json_int_t)v[i].max_wait_ns, "min_wait_ns",
+                                                   (json_int_t)v[i].min_wait_ns));
+        if (!a)
+                return -ENOMEM;
+        json_object_set_new(jr, "locks", a);
+        if (lost.known)
+                json_object_set_new(jr, "locks_lost", json_pack("{s:I,s:I,s:I}", "untimed", (json_int_t)lost.untimed,
+                                                                "unattributed", (json_int_t)lost.unattributed,
+                                                                "unattributed_ns",
+                                                                (json_int_t)lost.unattributed_ns));
+        return 0;
 }
 
 static json_t *run_to_json(const struct run_info *ri, const struct run_detail *d, const char *machine_id)
@@ -172,6 +205,11 @@ int exchange_export(struct store *s, const struct run_filter *f, json_t **ret, s
                         r = -ENOMEM;
                         goto out;
                 }
+                r = locks_to_json(s, runs[i].id, jr);
+                if (r < 0) {
+                        json_decref(jr);
+                        goto out;
+                }
                 json_array_append_new(jruns, jr);
         }
 
@@ -228,6 +266,11 @@ static bool valid_loc(const char *s)
                 if (!isdigit((unsigned char)*p))
                         return false;
         return atoi(s) <= 65535 && (n == 1 || s[0] != '0');
+}
+
+static bool is_count(json_t *v)
+{
+        return json_is_integer(v) && json_integer_value(v) >= 0;
 }
 
 static bool is_opt_number(json_t *v)
@@ -345,6 +388,25 @@ static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
         json_object_foreach(v, key, h)
                 if (!proto_valid_key(key, &why) || !json_is_string(h) || !proto_valid_value(json_string_value(h), &why))
                         return bad(ret_err, "run '%s': tag '%.64s': %s", name, key, json_is_string(h) ? why : "not a string");
+        v = json_object_get(r, "locks");
+        if (v && !json_is_array(v))
+                return bad(ret_err, "run '%s': locks must be an array", name);
+        json_array_foreach(v, i, h) {
+                const char *c = json_string_value(json_object_get(h, "caller")),
+                           *t = json_string_value(json_object_get(h, "type"));
+                if (!json_is_object(h) || !c || !t || strlen(c) >= sizeof ((struct store_lock *)0)->caller ||
+                    strlen(t) >= sizeof ((struct store_lock *)0)->type || !proto_valid_value(c, &why) ||
+                    !proto_valid_value(t, &why) || !is_count(json_object_get(h, "contended")) ||
+                    !is_count(json_object_get(h, "total_wait_ns")) || !is_count(json_object_get(h, "max_wait_ns")) ||
+                    !is_count(json_object_get(h, "min_wait_ns")))
+                        return bad(ret_err, "run '%s': lock %zu: needs caller and type (short strings) and contended, "
+                                   "total_wait_ns, max_wait_ns, min_wait_ns (whole numbers >= 0)", name, i);
+        }
+        v = json_object_get(r, "locks_lost");
+        if (v && (!json_is_object(v) || !is_count(json_object_get(v, "untimed")) ||
+                  !is_count(json_object_get(v, "unattributed")) || !is_count(json_object_get(v, "unattributed_ns"))))
+                return bad(ret_err, "run '%s': locks_lost needs untimed, unattributed and unattributed_ns "
+                           "(whole numbers >= 0)", name);
         v = json_object_get(r, "scores");
         if (v && !json_is_object(v))
                 return bad(ret_err, "run '%s': scores must be an object", name);
@@ -516,6 +578,37 @@ static int score_array(json_t *obj, struct store_score **ret, size_t *ret_n)
         return 0;
 }
 
+/* "locks" and "locks_lost" (validated) into rows for store_run_import(). */
+static int lock_array(json_t *a, json_t *lost, struct store_lock **ret, size_t *ret_n, struct store_lock_lost *ret_lost)
+{
+        struct store_lock *v = NULL;
+        size_t n = json_array_size(a), i;
+        json_t *o;
+
+        if (n > 0) {
+                v = calloc(n, sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+        }
+        json_array_foreach(a, i, o) {
+                snprintf(v[i].caller, sizeof v[i].caller, "%s", json_string_value(json_object_get(o, "caller")));
+                snprintf(v[i].type, sizeof v[i].type, "%s", json_string_value(json_object_get(o, "type")));
+                v[i].contended = json_integer_value(json_object_get(o, "contended"));
+                v[i].total_wait_ns = json_integer_value(json_object_get(o, "total_wait_ns"));
+                v[i].max_wait_ns = json_integer_value(json_object_get(o, "max_wait_ns"));
+                v[i].min_wait_ns = json_integer_value(json_object_get(o, "min_wait_ns"));
+        }
+        if (lost)
+                *ret_lost = (struct store_lock_lost){ .known = true,
+                                                      .untimed = json_integer_value(json_object_get(lost, "untimed")),
+                                                      .unattributed = json_integer_value(json_object_get(lost, "unattributed")),
+                                                      .unattributed_ns =
+                                                              json_integer_value(json_object_get(lost, "unattributed_ns")) };
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
 static int mark_array(json_t *marks, struct store_mark **ret, size_t *ret_n)
 {
         json_t *m;
@@ -643,6 +736,8 @@ static int insert_run(struct store *s, json_t *r, int64_t host, const char *host
         _cleanup_free_ struct store_score *scores = NULL;
         _cleanup_free_ struct store_mark *marks = NULL;
         _cleanup_free_ struct store_total *totals = NULL;
+        _cleanup_free_ struct store_lock *locks = NULL;
+        struct store_lock_lost locks_lost = { 0 };
         json_t *exit_status = json_object_get(r, "exit_status"), *command = json_object_get(r, "command"),
                *length = json_object_get(r, "length_ns"), *vsw = json_object_get(r, "voluntary_switches"),
                *isw = json_object_get(r, "involuntary_switches");
@@ -678,6 +773,13 @@ static int insert_run(struct store *s, json_t *r, int64_t host, const char *host
                 e = total_array(s, json_object_get(r, "totals"), doc, &totals, &ri.ntotals);
         if (e < 0)
                 return e;
+        if (e >= 0)
+                e = lock_array(json_object_get(r, "locks"), json_object_get(r, "locks_lost"), &locks, &ri.nlocks,
+                               &locks_lost);
+        if (e < 0)
+                return e;
+        ri.locks = locks;
+        ri.locks_lost = locks_lost.known ? &locks_lost : NULL;
         if (ctx)
                 qsort(ctx, ri.ncontext, sizeof *ctx, cmp_kv_key);
         ri.tags = tags;

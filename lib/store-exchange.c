@@ -229,7 +229,9 @@ int store_run_import(struct store *s, const struct run_import *ri, int64_t *ret_
                 return store_sqlite_error(s, "run");
         }
         id = sqlite3_last_insert_rowid(s->db);
-        e = insert_pairs(s, "INSERT INTO run_tag (run, key, value) VALUES (?1, ?2, ?3)", id, ri->tags, NULL, ri->ntags);
+        e = ri->nlocks || ri->locks_lost ? store_locks_insert(s, id, ri->locks, ri->nlocks, ri->locks_lost) : 0;
+        if (e >= 0)
+                e = insert_pairs(s, "INSERT INTO run_tag (run, key, value) VALUES (?1, ?2, ?3)", id, ri->tags, NULL, ri->ntags);
         if (e >= 0)
                 e = insert_pairs(s, "INSERT INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", id, NULL, ri->scores,
                                  ri->nscores);

@@ -49,6 +49,11 @@ sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
 int store_exec(struct store *s, const char *sql);
 /* Remember sqlite's message for store_errmsg() and return -EIO. */
 int store_sqlite_error(struct store *s, const char *what);
+/* store-locks.c: a run's lock rows, inside the caller's transaction */
+struct store_lock;
+struct store_lock_lost;
+int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v, size_t n,
+                       const struct store_lock_lost *lost);
 /* Catalogue id of a metric.id, -1 if unknown. */
 int store_metric_by_rowid(struct store *s, int64_t rowid);
 /* Fill metric_rowid[] from the metric table. */

@@ -15,21 +15,19 @@
 #include "store-internal.h"
 #include "store-locks.h"
 
-int store_run_locks_put(struct store *s, int64_t run, const struct store_lock *v, size_t n,
-                        const struct store_lock_lost *lost)
+/* The rows of store_run_locks_put(), inside the caller's transaction
+ * (store-internal.h: import writes them in its own). */
+int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v, size_t n,
+                       const struct store_lock_lost *lost)
 {
         sqlite3_stmt *st = NULL;
-        int r = store_exec(s, "BEGIN IMMEDIATE");
+        int r = 0;
 
-        if (r < 0)
-                return r;
         if (sqlite3_prepare_v2(s->db,
                                "INSERT OR REPLACE INTO run_lock (run, caller, type, contended, total_wait_ns, "
                                "max_wait_ns, min_wait_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                               -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run_lock");
-                goto fail;
-        }
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run_lock");
         for (size_t i = 0; i < n && r == 0; i++) {
                 sqlite3_bind_int64(st, 1, run);
                 sqlite3_bind_text(st, 2, v[i].caller, -1, SQLITE_STATIC);
@@ -43,27 +41,34 @@ int store_run_locks_put(struct store *s, int64_t run, const struct store_lock *v
                 sqlite3_reset(st);
         }
         sqlite3_finalize(st);
-        st = NULL;
-        if (r < 0)
-                goto fail;
+        if (r < 0 || !lost || !lost->known)
+                return r;
         if (sqlite3_prepare_v2(s->db,
                                "INSERT OR REPLACE INTO run_lock_lost (run, untimed, unattributed, unattributed_ns) "
-                               "VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run_lock_lost");
-                goto fail;
-        }
+                               "VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run_lock_lost");
         sqlite3_bind_int64(st, 1, run);
         sqlite3_bind_int64(st, 2, lost->untimed);
         sqlite3_bind_int64(st, 3, lost->unattributed);
         sqlite3_bind_int64(st, 4, lost->unattributed_ns);
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run_lock_lost");
         sqlite3_finalize(st);
-        if (r < 0)
-                goto fail;
-        return store_exec(s, "COMMIT");
-fail:
-        store_exec(s, "ROLLBACK");
         return r;
+}
+
+int store_run_locks_put(struct store *s, int64_t run, const struct store_lock *v, size_t n,
+                        const struct store_lock_lost *lost)
+{
+        int r = store_exec(s, "BEGIN IMMEDIATE");
+
+        if (r < 0)
+                return r;
+        r = store_locks_insert(s, run, v, n, lost);
+        if (r < 0) {
+                store_exec(s, "ROLLBACK");
+                return r;
+        }
+        return store_exec(s, "COMMIT");
 }
 
 int store_run_locks_get(struct store *s, int64_t run, struct store_lock **ret, size_t *ret_n,

@@ -14,6 +14,8 @@
 #include "metric.h"
 
 struct store;
+struct store_lock;
+struct store_lock_lost;
 
 enum store_mode {
         STORE_READ,     /* read-only, busy timeout; the database must exist */
@@ -305,6 +307,9 @@ struct run_import {
         int64_t length_ns;
         bool has_switches;              /* the command's own voluntary and involuntary switches */
         int64_t voluntary_switches, involuntary_switches;
+        const struct store_lock *locks; /* its contended locks (store-locks.h), or NULL */
+        size_t nlocks;
+        const struct store_lock_lost *locks_lost;       /* or NULL: the run had no lock wait */
         const struct store_kv *tags;
         size_t ntags;
         const struct store_score *scores;

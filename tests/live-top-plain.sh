@@ -39,8 +39,8 @@ ok $? "--once: the open run, its elapsed time and last mark"
         | cat > "$TMP/iter"; rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] && [ "$(grep -c '^ticks ' "$TMP/iter")" = 3 ]; ok $? "--iterations 3: three blocks, exit $rc"
 ! grep -q $'\033' "$TMP/iter"; ok $? "--iterations: no escape sequence"
-grep -q '^ *CPU  *CSW/s  *USR%$' "$TMP/iter" && grep -q '^system: numa_hit [0-9.]*/s  thp_fault_alloc [0-9.]*/s$' "$TMP/iter"
-ok $? "--metric: per-CPU counters as columns, node and system ones on the system line"
+grep -Eq '^ *CPU +CSW/s +USR%( +LOCKWAIT%)?$' "$TMP/iter" && grep -q '^system: numa_hit [0-9.]*/s  thp_fault_alloc [0-9.]*/s$' "$TMP/iter"
+ok $? "--metric: per-CPU counters as columns (and the lock wait share where BPF counts it), node and system ones on the system line"
 # consecutive blocks cover consecutive ticks
 awk '/^ticks / { if (prev != "" && $2 != prev) bad++; prev = $4 } END { exit bad }' "$TMP/iter"
 ok $? "each block starts where the one before ended"
