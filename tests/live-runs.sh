@@ -73,9 +73,9 @@ rj=$(ctl --format json report --since pp1)
 run_m() { echo "$rj" | jpy "[r for r in d['runs'] if r['name'] == '$1'][0]['metrics']['lock_contentions'].get('$2')"; }
 vf=$(run_m ms2 vs_first_pct)
 want=$(python3 -c "print(($(run_m ms2 per_s)) / ($(run_m ms1 per_s)) * 100 - 100)")
-awk -v v="$vf" -v w="$want" 'BEGIN { d = v - w; exit !(v != "" && v != "None" && d < 1e-6 && d > -1e-6) }'
+awk -v v="$vf" -v w="$want" 'BEGIN { d = v - w; exit !(v != "" && v != "null" && d < 1e-6 && d > -1e-6) }'
 ok $? "change against the first run in range with the same tags (ms2 against ms1: $vf%, from the rates $want%)"
-[ "$(run_m ms1 vs_first_pct)" = None ]; ok $? "none for ms1: no earlier run has its tags"
+[ "$(run_m ms1 vs_first_pct)" = null ]; ok $? "none for ms1: no earlier run has its tags"
 ctl --format json report --since pp1 --per cpu | jpy 'len(d["runs"][0]["metrics"]["context_switches"]["per_cpu"])' |
         grep -qx "$(nproc)"; ok $? "--per cpu gives one entry per CPU"
 ctl report --since pp1 --per node | grep -q "per node, per second"; ok $? "--per node table"
