@@ -3,15 +3,17 @@
 # independent truth, perf lock: one run of the mmap storm (threads of one
 # process hammering mmap/mprotect/munmap, which take its mmap_lock for
 # writing) recorded by scalemond and by `perf lock record -a` at the same
-# time, so both see the same events.  The run's top locks must be rwsem:W
-# on the mmap_lock callers, with counts and total wait within 10% of
-# `perf lock contention -i` summed over the same callers; the run's
-# per-CPU lock_wait_ns must equal its per-caller total (plus what the maps
-# could not keep); an idle window and a pipe ping-pong must show far less.
+# time, so both see the same events.  The run's largest lock wait must be
+# rwsem:W and rwsem:W most of its wait, on the mmap_lock callers, with
+# counts and total wait within 10% of `perf lock contention -i` summed
+# over the same callers; the run's per-CPU lock_wait_ns must equal its
+# per-caller total (plus what the maps could not keep); an idle window and
+# a pipe ping-pong must show far less.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 command -v python3 >/dev/null || skip_all "python3 not installed"
 INTERVAL=1s
+THREADS=4       # the mmap storm's
 start_daemon
 why=$(ctl --format json metrics | jpy "[m.get('why') or 'available' for m in d['metrics'] if m['name'] == 'lock_wait_ns'][0]")
 [ "$why" = available ] || skip_all "lock_wait_ns unavailable here: $why"
@@ -29,10 +31,10 @@ PERF_OK=no
 if command -v perf >/dev/null && perf lock record -o "$TMP/probe.data" -- true >/dev/null 2>&1; then PERF_OK=yes; fi
 storm() {
         "$SCALEMONCTL" --db "$DB" --socket "$SOCK" run start storm >/dev/null || return 1
-        "$WL/wl-mmapstorm" 4 3 >"$TMP/storm.out" || return 1
+        "$WL/wl-mmapstorm" "$THREADS" 3 >"$TMP/storm.out" || return 1
         "$SCALEMONCTL" --db "$DB" --socket "$SOCK" run stop storm >/dev/null
 }
-export -f storm; export SCALEMONCTL DB SOCK WL TMP
+export -f storm; export SCALEMONCTL DB SOCK WL TMP THREADS
 if [ $PERF_OK = yes ]; then
         perf lock record -a -o "$TMP/perf.data" -- bash -c storm 2>"$TMP/perf.err"
 else
@@ -42,9 +44,24 @@ ok $? "storm ran in run storm: $(cat "$TMP/storm.out")"
 run_json storm >"$TMP/storm.json"
 ctl report --since storm --until storm | sed -n '/lock wait/p; /contended locks/,/^$/p' | sed 's/^/# /'
 
-top=$(jpy "' '.join(l['type'] for l in d['runs'][0]['locks'][:3])" <"$TMP/storm.json")
-[ "$top" = "rwsem:W rwsem:W rwsem:W" ]
-ok $? "the run's three largest lock waits are rwsem:W (mmap_lock): $top"
+# The storm's threads take mmap_lock for writing three times an iteration
+# (mmap, mprotect, munmap) and for reading once (p[0] = 1 faults the page
+# in: exc_page_fault, rwsem:R), so its readers wait too, behind the
+# writers: in CI the faults were the second largest caller (2.04 s of
+# 6.93 s; the three writer callers 4.86 s).  What the storm must show: the
+# largest wait is rwsem:W, and the rwsem:W callers hold most of the run's
+# lock wait (its per-CPU lock_wait_ns: every wait, attributed or not).
+python3 - "$TMP/storm.json" >"$TMP/top.txt" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+w = sum(l['total_wait_ns'] for l in r['locks'] if l['type'] == 'rwsem:W')
+rd = sum(l['total_wait_ns'] for l in r['locks'] if l['type'] == 'rwsem:R')
+print(r['locks'][0]['type'] if r['locks'] else '-', int(w), int(rd), int(r['metrics']['lock_wait_ns']['total']))
+EOF
+read -r top w_ns r_ns all_ns <"$TMP/top.txt"
+diag "rwsem:W callers ${w_ns} ns, rwsem:R ${r_ns} ns, of the run's ${all_ns} ns"
+[ "$top" = rwsem:W ] && [ $((2 * w_ns)) -gt "$all_ns" ]
+ok $? "the run's largest lock wait is rwsem:W ($top), and rwsem:W holds most of the run's wait ($w_ns of $all_ns ns)"
 jpy "' '.join(l['caller'] for l in d['runs'][0]['locks'][:3])" <"$TMP/storm.json" |
         grep -Eq 'mprotect|munmap|mmap|do_syscall_64'
 ok $? "on the mmap system calls' callers: $(jpy "', '.join(l['caller'] for l in d['runs'][0]['locks'][:3])" <"$TMP/storm.json")"
@@ -122,8 +139,18 @@ ok $? "ping-pong: far less than the storm (share $s_pp <= a fifth of $s_storm)"
 
 # --- the other counters go on, and lock_contentions still counts ---
 n=$(run_json storm | jpy "int(d['runs'][0]['metrics']['lock_contentions']['total'])")
-[ "$n" -ge "$cpu_n" ] && [ "$cpu_n" -ge $((n * 9 / 10)) ]
-ok $? "lock_contentions (tracepoint count, $n) is still counted, and the timed waits ($cpu_n) are nearly all of it"
+# lock_contentions counts a wait at its begin, the BPF program at its end:
+# a wait in flight at one of the run's two edges (its begin before the
+# snapshot, its end after it) is timed in the run but not counted in it.
+# At an edge at most one wait per CPU is spinning (a spinning task keeps
+# its CPU) and one per thread is asleep on a lock; the storm's THREADS
+# threads are this test's contenders, so each edge may add up to
+# nproc + THREADS timed waits.  The other way (begins whose end is after
+# the stop, nested begins, untyped locks) only makes the count larger.
+edge=$(( $(nproc) + THREADS ))
+diag "timed waits $cpu_n, tracepoint count $n: $((cpu_n - n)) more timed (allowed: $edge at each edge)"
+[ $((n + 2 * edge)) -ge "$cpu_n" ] && [ "$cpu_n" -ge $((n * 9 / 10)) ]
+ok $? "lock_contentions (tracepoint count, $n) is still counted, and the timed waits ($cpu_n) are nearly all of it (up to $edge in flight at each edge)"
 ctl status | grep -q 'lock_wait_lost\|lost' || true
 check "daemon stops cleanly" -- stop_daemon
 finish
