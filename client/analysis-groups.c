@@ -166,8 +166,9 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                         if (runs[idx[i]].d.totals[t].level == LEVEL_NODE && runs[idx[i]].d.totals[t].loc > maxnode)
                                 maxnode = runs[idx[i]].d.totals[t].loc;
         for (int m = 0; m < _M_MAX; m++)
-                /* system rate, each node's rate (if there are several), busiest CPU */
-                for (int kind = -2; kind <= maxnode; kind++) {
+                /* system rate, each node's rate (if there are several), busiest CPU;
+                 * a maximum (lock_wait_max_ns) has no rate: left out */
+                for (int kind = -2; kind <= maxnode && !metric_table[m].max; kind++) {
                         if (kind >= 0 && (maxnode < 1 || metric_table[m].scope == SCOPE_SYSTEM))
                                 continue;
                         if (kind == -1 && metric_table[m].scope != SCOPE_CPU)

@@ -250,7 +250,8 @@ static int phase_place(struct ex *e, struct explain_run_phase *p, int m, double 
 }
 
 /* The top counters' series for plot explain, averaged into at most
- * EXPLAIN_SERIES_POINTS points, in units of the siblings' mean rate. */
+ * EXPLAIN_SERIES_POINTS points, in units of the siblings' mean rate (of
+ * the counter's e where that is 0). */
 static int keep_series(const struct ex *e, struct explain_run_result *res, const struct bins *B)
 {
         size_t f = (B->nbins + EXPLAIN_SERIES_POINTS - 1) / EXPLAIN_SERIES_POINTS;
@@ -267,9 +268,14 @@ static int keep_series(const struct ex *e, struct explain_run_result *res, const
                                         mean += bins_of(B, m, j)[t];
                                         nm++;
                                 }
-                if (nm == 0 || !(mean > 0))
+                /* a counter at 0 in every sibling (contention of a lock
+                 * type only the run had) is drawn in units of its e, the
+                 * floor its excess and phase ratios are taken against */
+                if (nm == 0)
                         continue;
-                mean /= (double)nm;
+                mean = mean > 0 ? mean / (double)nm : B->eps[m];
+                if (!(mean > 0))
+                        continue;
                 sr->metric = (enum metric_id)m;
                 sr->x = calloc(np, sizeof *sr->x);
                 sr->run = calloc(np, sizeof *sr->run);

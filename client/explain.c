@@ -499,7 +499,9 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 size_t ns = 0, nps = 0;
                 bool nonzero = run->m[m].have && run->m[m].per_s != 0;
 
-                if (!run->m[m].have)
+                /* a maximum per tick (lock_wait_max_ns) is no count: not a
+                 * rate, heavy-tailed; neither ranked nor searched in time */
+                if (!run->m[m].have || metric_table[m].max)
                         continue;
                 for (size_t k = 1; k <= e->nsib; k++) {
                         const struct analysis_run *s = ex_run(e, k);
