@@ -68,6 +68,18 @@ static ssize_t tick_bin(const struct store_tick_values *tv, int64_t id)
         return lo < tv->nticks_ && tv->id_[lo] == id ? (ssize_t)tv->bin_[lo] : -1;
 }
 
+/* The bin of a tick: the one its middle falls in, so that a bin's label
+ * (since + i * bin_ns) is the nearest grid point to the ticks it holds,
+ * whatever the offset of the daemon's ticks from `since` (a run's start
+ * cuts a tick short: the ticks after it start up to one interval later). */
+static size_t bin_of(int64_t t, int64_t dur, int64_t since, int64_t bin_ns, size_t n)
+{
+        int64_t mid = t + dur / 2 - since;
+        size_t b = mid < 0 ? 0 : (size_t)(mid / bin_ns);
+
+        return b < n ? b : n - 1;
+}
+
 int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_tick_values *ret)
 {
         struct store_tick_values tv = { 0 };
@@ -99,7 +111,7 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin
         sqlite3_bind_int64(st, 1, since);
         sqlite3_bind_int64(st, 2, until);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                size_t b = (size_t)((sqlite3_column_int64(st, 1) - since) / bin_ns);
+                size_t b = bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, tv.n);
                 if (tv.nticks_ == cap) {
                         size_t c = cap ? cap * 2 : 1024;
                         int64_t *a = realloc(tv.id_, c * sizeof *a);
@@ -326,7 +338,8 @@ int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int6
                 if (last < 0)
                         first = sqlite3_column_int64(st, 0);
                 last = sqlite3_column_int64(st, 0);
-                nv.dur[(sqlite3_column_int64(st, 1) - since) / bin_ns] += sqlite3_column_int64(st, 2);
+                nv.dur[bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, nv.n)] +=
+                        sqlite3_column_int64(st, 2);
         }
         sqlite3_finalize(st);
         if (r != SQLITE_DONE) {
@@ -342,7 +355,7 @@ int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int6
          * asked (their rows are interleaved: reading them one metric at
          * a time would read the pages once each) */
         strbuf_appendf(sql, sizeof sql, &o,
-                       "SELECT t.t, c.metric, c.vals FROM cpu_sample c JOIN tick t ON t.id = c.tick "
+                       "SELECT t.t, c.metric, c.vals, t.dur FROM cpu_sample c JOIN tick t ON t.id = c.tick "
                        "WHERE c.tick >= ?1 AND c.tick <= ?2 AND t.t >= ?3 AND t.t < ?4 AND c.metric IN (");
         for (size_t i = 0; i < nmetrics; i++)
                 strbuf_appendf(sql, sizeof sql, &o, "%s%lld", i ? "," : "",
@@ -357,7 +370,7 @@ int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int6
         sqlite3_bind_int64(st, 3, since);
         sqlite3_bind_int64(st, 4, until);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                size_t b = (size_t)((sqlite3_column_int64(st, 0) - since) / bin_ns);
+                size_t b = bin_of(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 3), since, bin_ns, nv.n);
                 int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
                 double scale;
                 struct packed_iter it;

@@ -11,8 +11,9 @@
 #include "store.h"
 
 struct store_tick_values {
-        size_t n;               /* bins: [since + i * bin_ns, since + (i + 1) * bin_ns) */
-        int64_t *dur;           /* the length (ns) of the ticks that start in bin i; 0: none */
+        size_t n;               /* bins: [since + i * bin_ns, since + (i + 1) * bin_ns), each tick in the
+                                 * one its middle falls in */
+        int64_t *dur;           /* the length (ns) of the ticks in bin i; 0: none */
         double *v;              /* v[m * n + i]: metric m over those ticks, in the catalogue unit, summed
                                  * over CPUs (cpu scope) or nodes (node scope) */
         uint8_t *nc;            /* nc[m * n + i]: in one of them a CPU or node was not counted */
