@@ -83,6 +83,7 @@ struct sampler {
         struct lockwait *lw;                    /* NULL: its metrics unavailable */
         uint64_t *lw_prev;                      /* [map.ncpus * its values]: totals at the last tick */
         uint64_t *lw_max;                       /* [map.ncpus]: the longest wait of this tick */
+        bool *lw_cpu_primed;                    /* [map.ncpus]: lw_prev[c] is a baseline of an online CPU */
         bool lw_primed;
 };
 
@@ -106,7 +107,8 @@ static inline int sampler_emit(struct sampler *s, struct tick *t, int metric, in
  * the metrics of its enum metric_source values.  To add one: a file
  * sampler-NAME.c with these four functions and its const struct
  * sampler_source, its state in struct sampler, its extern below, and an
- * entry in sampler.c's sources[]; raw reads that a simulation or a test
+ * entry in sampler.c's sources[]; cpu_changed() if it keeps per-CPU
+ * baselines; raw reads that a simulation or a test
  * must replace go through struct sampler_ops. */
 struct sampler_source {
         const char *name;
@@ -120,6 +122,12 @@ struct sampler_source {
         int (*sample)(struct sampler *s, struct tick *t, bool emit_ok);
         /* Close what open() opened; also after a failed or partial open. */
         void (*close)(struct sampler *s);
+        /* Optional (NULL: no per-CPU state).  sampler_hotplug() saw CPU cpu
+         * go offline or come back (online), in this tick, before any
+         * sample(): forget its baseline, so that it gets no delta for the
+         * interval it came back in (a delta across an offline period is
+         * not that interval's), as the perf and /proc/stat sources do. */
+        void (*cpu_changed)(struct sampler *s, int cpu, bool online);
 };
 
 /* The sources, in sampler.c's sources[] */
@@ -135,5 +143,8 @@ extern const struct sampler_source sampler_lockwait_source;     /* sampler-lockw
  * CPUs that went offline and reopen those that came back, with an event
  * for each (sampler-perf.c).  Called first in every tick. */
 int sampler_hotplug(struct sampler *s, struct tick *t);
+/* Tell every source's cpu_changed() that CPU cpu went (!online) or came
+ * back (sampler.c; called by sampler_hotplug()). */
+void sampler_cpu_changed(struct sampler *s, int cpu, bool online);
 
 #endif

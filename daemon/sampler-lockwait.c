@@ -47,7 +47,9 @@ static int lockwait_open_source(struct sampler *s, char **ret_err)
                         s->lw_prev = calloc((size_t)s->map.ncpus * LW_NVALS, sizeof *s->lw_prev);
                 if (!s->lw_max)
                         s->lw_max = calloc((size_t)s->map.ncpus, sizeof *s->lw_max);
-                r = s->lw_prev && s->lw_max ? lockwait_open(s->map.ncpus, &s->lw, &why) : -ENOMEM;
+                if (!s->lw_cpu_primed)
+                        s->lw_cpu_primed = calloc((size_t)s->map.ncpus, sizeof *s->lw_cpu_primed);
+                r = s->lw_prev && s->lw_max && s->lw_cpu_primed ? lockwait_open(s->map.ncpus, &s->lw, &why) : -ENOMEM;
                 s->lw_primed = false;
         }
         for (int m = 0; m < _M_MAX; m++) {
@@ -87,7 +89,7 @@ static int lockwait_sample(struct sampler *s, struct tick *t, bool emit_ok)
                 memcpy(now, v.count, sizeof v.count);
                 now[LW_VAL_WAIT_NS] = v.wait_ns;
                 now[LW_VAL_LOST] = v.lost_task + v.lost_caller;
-                if (emit_ok && s->lw_primed && s->map.online[c]) {
+                if (emit_ok && s->lw_primed && s->lw_cpu_primed[c] && s->map.online[c]) {
                         for (int k = 0; k < LW_NVALS; k++) {
                                 int m = lw_metric[k], r;
                                 if (m < 0 || !s->enabled[m] || !s->available[m])
@@ -101,6 +103,7 @@ static int lockwait_sample(struct sampler *s, struct tick *t, bool emit_ok)
                                 return -ENOMEM;
                 }
                 memcpy(prev, now, sizeof now);
+                s->lw_cpu_primed[c] = s->map.online[c];
         }
         s->lw_primed = true;
         return 0;
@@ -113,6 +116,18 @@ static void lockwait_close(struct sampler *s)
         s->lw_prev = NULL;
         free(s->lw_max);
         s->lw_max = NULL;
+        free(s->lw_cpu_primed);
+        s->lw_cpu_primed = NULL;
+}
+
+/* CPU c went or came back: its per-CPU totals did not move while it was
+ * away, but the interval it comes back in is not all counted (the perf
+ * source has no delta for it), so it gets none from here either; the
+ * next read is its baseline. */
+static void lockwait_cpu_changed(struct sampler *s, int c, bool online)
+{
+        if (s->lw_cpu_primed)
+                s->lw_cpu_primed[c] = false;
 }
 
 const struct sampler_source sampler_lockwait_source = {
@@ -121,6 +136,7 @@ const struct sampler_source sampler_lockwait_source = {
         .reconfigure = lockwait_reconfigure,
         .sample = lockwait_sample,
         .close = lockwait_close,
+        .cpu_changed = lockwait_cpu_changed,
 };
 
 struct lockwait *sampler_lockwait(const struct sampler *s)

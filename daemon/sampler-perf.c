@@ -319,9 +319,11 @@ int sampler_hotplug(struct sampler *s, struct tick *t)
         for (int c = 0; c < s->map.ncpus; c++) {
                 if (!s->map.online[c] && s->cpu[c].open) {
                         close_cpu(s, c);
+                        sampler_cpu_changed(s, c, false);
                         log_cpu(LOG_NOTICE, c, "cpu %d went offline, skipping it", c);
                         r = emit_event(t, "cpu-offline", c);
                 } else if (s->map.online[c] && !s->cpu[c].open) {
+                        sampler_cpu_changed(s, c, true);        /* the other sources' baselines */
                         r = open_cpu(s, c);
                         if (r == -ENODEV)
                                 continue;
@@ -462,4 +464,5 @@ static int perf_source_sample(struct sampler *s, struct tick *t, bool emit_ok)
 
 const struct sampler_source sampler_perf_source = {
         "perf", perf_source_open, perf_source_reconfigure, perf_source_sample, perf_source_close,
+        NULL,   /* sampler_hotplug() closes and reopens its groups itself */
 };

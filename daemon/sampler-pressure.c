@@ -240,7 +240,7 @@ static int schedstat_sample(struct sampler *s, struct tick *t, bool emit_ok)
         if (r < 0)
                 return r;
         for (int c = 0; c < s->map.ncpus; c++) {
-                if (!p->rq_present[c]) {        /* offline: no line, and no delta across its absence */
+                if (!p->rq_present[c] || !s->map.online[c]) {   /* offline: no line, and no delta across its absence */
                         p->rq_primed[c] = false;
                         continue;
                 }
@@ -254,6 +254,16 @@ static int schedstat_sample(struct sampler *s, struct tick *t, bool emit_ok)
                 p->rq_primed[c] = true;
         }
         return 0;
+}
+
+/* CPU c went or came back: no run-queue delta for the interval it comes
+ * back in, even if /proc/schedstat listed it at both ends (it went and
+ * came back between two reads, or the file and cpu/online disagreed for
+ * a moment): the sum across its absence is not that interval's. */
+static void schedstat_cpu_changed(struct sampler *s, int c, bool online)
+{
+        if (s->pressure)
+                s->pressure->rq_primed[c] = false;
 }
 
 /* The last of the two to close frees the state. */
@@ -275,8 +285,8 @@ static void schedstat_close(struct sampler *s)
 }
 
 const struct sampler_source sampler_psi_source = {
-        "psi", psi_open, psi_probe, psi_sample, psi_close,
+        "psi", psi_open, psi_probe, psi_sample, psi_close, NULL,
 };
 const struct sampler_source sampler_schedstat_source = {
-        "schedstat", schedstat_open, schedstat_probe, schedstat_sample, schedstat_close,
+        "schedstat", schedstat_open, schedstat_probe, schedstat_sample, schedstat_close, schedstat_cpu_changed,
 };

@@ -287,10 +287,11 @@ static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
 
 const struct sampler_source sampler_procstat_source = {
         "procstat", procstat_open, procstat_probe, sample_procstat, procstat_close,
+        NULL,   /* its per-CPU baselines are reset with the CPU's perf groups (close_cpu, open_cpu) */
 };
 const struct sampler_source sampler_vmstat_source = {
-        "vmstat", vmstat_open, vmstat_probe, sample_vmstat, vmstat_close,
+        "vmstat", vmstat_open, vmstat_probe, sample_vmstat, vmstat_close, NULL,
 };
 const struct sampler_source sampler_numastat_source = {
-        "numastat", numastat_open, numastat_probe, sample_numastat, numastat_close,
+        "numastat", numastat_open, numastat_probe, sample_numastat, numastat_close, NULL,
 };

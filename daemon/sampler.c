@@ -150,6 +150,13 @@ static const struct sampler_source *const sources[] = {
 };
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
+void sampler_cpu_changed(struct sampler *s, int cpu, bool online)
+{
+        for (size_t i = 0; i < NSOURCES; i++)
+                if (sources[i]->cpu_changed)
+                        sources[i]->cpu_changed(s, cpu, online);
+}
+
 /* ---- life cycle ---- */
 
 struct sampler *sampler_free(struct sampler *s)

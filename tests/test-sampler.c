@@ -625,6 +625,52 @@ static void pressure(void)
         ok(good, "pressure: every PSI and run-queue value is the fixture's delta");
         is_int(sampler_totals(s)[M_RUNQUEUE_WAIT * sampler_nloc(s) + 3], (int64_t)(2 * 200000000ULL + 1),
                "pressure: cpu3's run-queue total is the sum of its deltas");
+
+        /* hotplug: no run-queue delta for a CPU's first interval back.
+         * cpu2 leaves cpu/online and /proc/schedstat; cpu1 leaves
+         * cpu/online while its schedstat line stays (it went and came
+         * back between two reads of the file): the sampler saw both go,
+         * and neither has a delta across its absence. */
+        online[2] = false;
+        write_pressure("proc-pressure");
+        online[1] = false;
+        write_tree();
+        online[1] = true;
+        is_int(sampler_sample(s, &t), 1, "pressure: tick with cpu1 and cpu2 offline");
+        ok(has_event(&t, "cpu-offline", 1) && has_event(&t, "cpu-offline", 2) && t.nev == 2,
+           "pressure: cpu-offline events for cpu1 and cpu2");
+        ok(!find(&t, M_RUNQUEUE_WAIT, 1) && !find(&t, M_RUNQUEUE_WAIT, 2) && find(&t, M_RUNQUEUE_WAIT, 0),
+           "pressure: no run-queue value for cpu1 and cpu2 while offline; cpu0 has one");
+        for (int c = 0; c < NCPUS; c++)
+                rq_v[c] += 700000000ULL + (uint64_t)c;  /* cpu1, cpu2: moved while away, a delta across is bogus */
+        online[2] = true;
+        write_tree();
+        write_pressure("proc-pressure");
+        is_int(sampler_sample(s, &t), 1, "pressure: tick with cpu1 and cpu2 back");
+        ok(has_event(&t, "cpu-online", 1) && has_event(&t, "cpu-online", 2) && t.nev == 2,
+           "pressure: cpu-online events for cpu1 and cpu2");
+        ok(!find(&t, M_RUNQUEUE_WAIT, 1) && !find(&t, M_RUNQUEUE_WAIT, 2),
+           "pressure: no run-queue value for cpu1 and cpu2 in their first interval back (cpu1: %lld)",
+           find(&t, M_RUNQUEUE_WAIT, 1) ? (long long)find(&t, M_RUNQUEUE_WAIT, 1)->value : -1LL);
+        {
+                const struct sample_value *v = find(&t, M_RUNQUEUE_WAIT, 3);
+                ok(v && !v->null && (uint64_t)v->value == 700000003ULL, "pressure: cpu3 counted on (%lld)",
+                   v ? (long long)v->value : -1LL);
+        }
+        for (int c = 0; c < NCPUS; c++)
+                rq_v[c] += 1000ULL * (uint64_t)(c + 1);
+        write_pressure("proc-pressure");
+        is_int(sampler_sample(s, &t), 1, "pressure: next tick");
+        good = true;
+        for (int c = 0; c < NCPUS; c++) {
+                const struct sample_value *v = find(&t, M_RUNQUEUE_WAIT, c);
+                if (!v || v->null || (uint64_t)v->value != 1000ULL * (uint64_t)(c + 1)) {
+                        good = false;
+                        printf("# runqueue_wait_ns cpu%d: %lld, want %llu\n", c, v ? (long long)v->value : -1LL,
+                               (unsigned long long)(1000ULL * (uint64_t)(c + 1)));
+                }
+        }
+        ok(good, "pressure: cpu1 and cpu2 count again from their return: every CPU's delta right");
         tick_clear(&t);
         sampler_free(s);
 
