@@ -196,4 +196,5 @@ for i in $(seq 50); do curl -sf -o "$TMP/runs.txt" "http://127.0.0.1:$PORT/metri
 got=$(sed -n 's/^scalemon_run_info{run="\([^"]*\)".*/\1/p' "$TMP/runs.txt" | sort | tr '\n' ' ')
 check "--max-runs 2: the two newest runs, one of them still open ($got)" -- test "$got" = "many-5 many-open "
 ctl run stop many-open >/dev/null
+kill "$EXP_PID"; wait "$EXP_PID" 2>/dev/null; EXP_PID=       # finish() drops the EXIT trap that would
 finish
