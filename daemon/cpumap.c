@@ -127,6 +127,19 @@ int cpumap_refresh_online(struct cpumap *map)
         return changed;
 }
 
+/* N of a sysfs "nodeN" directory entry (0..4095), or -1 for any other name. */
+static long node_dir_number(const char *name)
+{
+        const char *num = startswith(name, "node");
+        char *end;
+        long node;
+
+        if (!num || !isdigit((unsigned char)*num))
+                return -1;
+        node = strtol(num, &end, 10);
+        return *end || node < 0 || node > 4095 ? -1 : node;
+}
+
 int cpumap_read(const char *sysroot, struct cpumap *ret)
 {
         struct cpumap m = { .online_fd = -1 };
@@ -173,14 +186,9 @@ int cpumap_read(const char *sysroot, struct cpumap *ret)
                         return -ENOMEM;
                 }
                 while ((de = readdir(d))) {
-                        const char *num = startswith(de->d_name, "node");
-                        char *end;
-                        long node;
+                        long node = node_dir_number(de->d_name);
 
-                        if (!num || !isdigit((unsigned char)*num))
-                                continue;
-                        node = strtol(num, &end, 10);
-                        if (*end || node < 0 || node > 4095)
+                        if (node < 0)
                                 continue;
                         snprintf(path, sizeof path, "%s/devices/system/node/%s/cpulist", sysroot, de->d_name);
                         if (read_small(path, buf, sizeof buf) < 0)
@@ -205,13 +213,8 @@ int cpumap_read(const char *sysroot, struct cpumap *ret)
         if (d) {
                 rewinddir(d);
                 while ((de = readdir(d))) {
-                        const char *num = startswith(de->d_name, "node");
-                        char *end;
-                        long node;
-                        if (!num || !isdigit((unsigned char)*num))
-                                continue;
-                        node = strtol(num, &end, 10);
-                        if (!*end && node >= 0 && node < m.nnodes)
+                        long node = node_dir_number(de->d_name);
+                        if (node >= 0 && node < m.nnodes)
                                 m.has_node[node] = true;
                 }
         } else

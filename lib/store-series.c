@@ -80,12 +80,143 @@ static size_t bin_of(int64_t t, int64_t dur, int64_t since, int64_t bin_ns, size
         return b < n ? b : n - 1;
 }
 
+/* Prepare one of the range scans below, bound to the range's first and
+ * last tick ids. */
+static int prepare_range(struct store *s, const struct store_tick_values *tv, const char *sql, sqlite3_stmt **ret)
+{
+        if (sqlite3_prepare_v2(s->db, sql, -1, ret, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(*ret, 1, tv->id_[0]);
+        sqlite3_bind_int64(*ret, 2, tv->id_[tv->nticks_ - 1]);
+        return 0;
+}
+
+/* The cell (metric x bin) of a (tick, metric, ...) row, marking the metric
+ * as present; -1 for a tick outside the range or a metric not known. */
+static ssize_t row_cell(struct store *s, struct store_tick_values *tv, sqlite3_stmt *st)
+{
+        ssize_t b = tick_bin(tv, sqlite3_column_int64(st, 0));
+        int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
+
+        if (b < 0 || m < 0)
+                return -1;
+        tv->have[m] = true;
+        return (ssize_t)((size_t)m * tv->n + (size_t)b);
+}
+
+/* The ticks of [since, until), and the bin of each. */
+static int read_ticks(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_tick_values *tv)
+{
+        sqlite3_stmt *st;
+        size_t cap = 0;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
+                               NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, since);
+        sqlite3_bind_int64(st, 2, until);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                size_t b = bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, tv->n);
+                if (tv->nticks_ == cap) {
+                        size_t c = cap ? cap * 2 : 1024;
+                        int64_t *a = realloc(tv->id_, c * sizeof *a);
+                        size_t *bb;
+                        if (a)
+                                tv->id_ = a;
+                        bb = a ? realloc(tv->bin_, c * sizeof *bb) : NULL;
+                        if (!bb) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        tv->bin_ = bb;
+                        cap = c;
+                }
+                tv->id_[tv->nticks_] = sqlite3_column_int64(st, 0);
+                tv->bin_[tv->nticks_] = b;
+                tv->nticks_++;
+                tv->dur[b] += sqlite3_column_int64(st, 2);
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE)
+                return r < 0 ? r : store_sqlite_error(s, "series");
+        return 0;
+}
+
+/* cpu metrics: one scan of cpu_sample's (tick, metric) key; the blob only
+ * where the total is NULL (a CPU not counted) */
+static int add_cpu_rows(struct store *s, const double *scale, struct store_tick_values *tv)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        r = prepare_range(s, tv,
+                          "SELECT tick, metric, total, CASE WHEN total IS NULL THEN vals END FROM cpu_sample "
+                          "WHERE tick >= ?1 AND tick <= ?2",
+                          &st);
+        if (r < 0)
+                return r;
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                ssize_t k = row_cell(s, tv, st);
+                struct packed_iter it;
+                int64_t sum = 0, v;
+                bool null;
+                int c, q;
+
+                if (k < 0)
+                        continue;
+                if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+                        tv->v[k] += (double)sqlite3_column_int64(st, 2) * scale[k / (ssize_t)tv->n];
+                        continue;
+                }
+                packed_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+                while ((q = packed_next(&it, &c, &v, &null)) > 0) {
+                        if (null)
+                                tv->nc[k] = 1;
+                        else
+                                sum = (int64_t)((uint64_t)sum + (uint64_t)v);
+                }
+                if (q < 0) {
+                        snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick %lld",
+                                 (long long)sqlite3_column_int64(st, 0));
+                        r = -EIO;
+                        break;
+                }
+                tv->v[k] += (double)sum * scale[k / (ssize_t)tv->n];
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE)
+                return r < 0 ? r : store_sqlite_error(s, "series");
+        return 0;
+}
+
+/* node and system metrics: the sums of each (tick, metric) */
+static int add_node_rows(struct store *s, const double *scale, struct store_tick_values *tv)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        r = prepare_range(s, tv,
+                          "SELECT tick, metric, total(value), count(loc) - count(value) FROM sample "
+                          "WHERE tick >= ?1 AND tick <= ?2 GROUP BY tick, metric",
+                          &st);
+        if (r < 0)
+                return r;
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                ssize_t k = row_cell(s, tv, st);
+                if (k < 0)
+                        continue;
+                tv->v[k] += sqlite3_column_double(st, 2) * scale[k / (ssize_t)tv->n];
+                tv->nc[k] |= sqlite3_column_int(st, 3) > 0;
+        }
+        sqlite3_finalize(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "series");
+}
+
 int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_tick_values *ret)
 {
         struct store_tick_values tv = { 0 };
         double scale[_M_MAX];
-        sqlite3_stmt *st = NULL;
-        size_t cap = 0;
         int r;
 
         if (bin_ns <= 0 || until <= since)
@@ -97,124 +228,17 @@ int store_tick_values(struct store *s, int64_t since, int64_t until, int64_t bin
         tv.dur = calloc(tv.n + 1, sizeof *tv.dur);
         tv.v = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.v);
         tv.nc = calloc((size_t)_M_MAX * (tv.n + 1), sizeof *tv.nc);
-        if (!tv.dur || !tv.v || !tv.nc) {
+        if (!tv.dur || !tv.v || !tv.nc)
+                r = -ENOMEM;
+        if (r >= 0)
+                r = read_ticks(s, since, until, bin_ns, &tv);
+        if (r >= 0 && tv.nticks_ > 0)
+                r = add_cpu_rows(s, scale, &tv);
+        if (r >= 0 && tv.nticks_ > 0)
+                r = add_node_rows(s, scale, &tv);
+        if (r < 0) {
                 store_tick_values_free(&tv);
-                return -ENOMEM;
-        }
-
-        /* the ticks, and the bin of each */
-        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
-                               NULL) != SQLITE_OK) {
-                store_tick_values_free(&tv);
-                return store_sqlite_error(s, "series");
-        }
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                size_t b = bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, tv.n);
-                if (tv.nticks_ == cap) {
-                        size_t c = cap ? cap * 2 : 1024;
-                        int64_t *a = realloc(tv.id_, c * sizeof *a);
-                        size_t *bb;
-                        if (a)
-                                tv.id_ = a;
-                        bb = a ? realloc(tv.bin_, c * sizeof *bb) : NULL;
-                        if (!bb) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        tv.bin_ = bb;
-                        cap = c;
-                }
-                tv.id_[tv.nticks_] = sqlite3_column_int64(st, 0);
-                tv.bin_[tv.nticks_] = b;
-                tv.nticks_++;
-                tv.dur[b] += sqlite3_column_int64(st, 2);
-        }
-        sqlite3_finalize(st);
-        if (r != SQLITE_DONE) {
-                store_tick_values_free(&tv);
-                return r < 0 ? r : store_sqlite_error(s, "series");
-        }
-        if (tv.nticks_ == 0) {
-                *ret = tv;
-                return 0;
-        }
-
-        /* cpu metrics: one scan of cpu_sample's (tick, metric) key; the
-         * blob only where the total is NULL (a CPU not counted) */
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT tick, metric, total, CASE WHEN total IS NULL THEN vals END FROM cpu_sample "
-                               "WHERE tick >= ?1 AND tick <= ?2",
-                               -1, &st, NULL) != SQLITE_OK) {
-                store_tick_values_free(&tv);
-                return store_sqlite_error(s, "series");
-        }
-        sqlite3_bind_int64(st, 1, tv.id_[0]);
-        sqlite3_bind_int64(st, 2, tv.id_[tv.nticks_ - 1]);
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                ssize_t b = tick_bin(&tv, sqlite3_column_int64(st, 0));
-                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
-                size_t k;
-
-                if (b < 0 || m < 0)
-                        continue;
-                k = (size_t)m * tv.n + (size_t)b;
-                tv.have[m] = true;
-                if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-                        tv.v[k] += (double)sqlite3_column_int64(st, 2) * scale[m];
-                else {
-                        struct packed_iter it;
-                        int64_t sum = 0, v;
-                        bool null;
-                        int c, q;
-                        packed_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
-                        while ((q = packed_next(&it, &c, &v, &null)) > 0) {
-                                if (null)
-                                        tv.nc[k] = 1;
-                                else
-                                        sum = (int64_t)((uint64_t)sum + (uint64_t)v);
-                        }
-                        if (q < 0) {
-                                snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row at tick %lld",
-                                         (long long)sqlite3_column_int64(st, 0));
-                                r = -EIO;
-                                break;
-                        }
-                        tv.v[k] += (double)sum * scale[m];
-                }
-        }
-        sqlite3_finalize(st);
-        if (r != SQLITE_DONE) {
-                store_tick_values_free(&tv);
-                return r < 0 ? r : store_sqlite_error(s, "series");
-        }
-
-        /* node and system metrics: the sums of each (tick, metric) */
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT tick, metric, total(value), count(loc) - count(value) FROM sample "
-                               "WHERE tick >= ?1 AND tick <= ?2 GROUP BY tick, metric",
-                               -1, &st, NULL) != SQLITE_OK) {
-                store_tick_values_free(&tv);
-                return store_sqlite_error(s, "series");
-        }
-        sqlite3_bind_int64(st, 1, tv.id_[0]);
-        sqlite3_bind_int64(st, 2, tv.id_[tv.nticks_ - 1]);
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                ssize_t b = tick_bin(&tv, sqlite3_column_int64(st, 0));
-                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
-                size_t k;
-                if (b < 0 || m < 0)
-                        continue;
-                k = (size_t)m * tv.n + (size_t)b;
-                tv.have[m] = true;
-                tv.v[k] += sqlite3_column_double(st, 2) * scale[m];
-                tv.nc[k] |= sqlite3_column_int(st, 3) > 0;
-        }
-        sqlite3_finalize(st);
-        if (r != SQLITE_DONE) {
-                store_tick_values_free(&tv);
-                return store_sqlite_error(s, "series");
+                return r;
         }
         free(tv.id_);
         free(tv.bin_);

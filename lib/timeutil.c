@@ -241,20 +241,39 @@ bool when_looks_like_time(const char *s)
                      streq(s, "now") || startswith(s, "now-") || streq(s, "today") || streq(s, "yesterday"));
 }
 
+/* ns as seconds and milliseconds, the seconds floored (so that a time
+ * before the epoch keeps a millisecond part in 0..999). */
+static void split_ms(int64_t ns, time_t *ret_t, int *ret_ms)
+{
+        *ret_t = (time_t)(ns / NSEC_PER_SEC);
+        *ret_ms = (int)((ns % NSEC_PER_SEC) / NSEC_PER_MSEC);
+        if (ns < 0 && ns % NSEC_PER_SEC) {
+                *ret_t -= 1;
+                *ret_ms += 1000;
+        }
+}
+
+/* "YYYY-MM-DD<sep>hh:mm:ss.mmm<suffix>" of ns, in UTC or local time. */
+static void format_ms(int64_t ns, bool utc, char sep, const char *suffix, char *buf, size_t len)
+{
+        char day[16], hms[16];
+        struct tm tm;
+        time_t t;
+        int ms;
+
+        split_ms(ns, &t, &ms);
+        if (utc)
+                gmtime_r(&t, &tm);
+        else
+                localtime_r(&t, &tm);
+        strftime(day, sizeof day, "%Y-%m-%d", &tm);
+        strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+        snprintf(buf, len, "%s%c%s.%03d%s", day, sep, hms, ms, suffix);
+}
+
 void time_format_rfc3339(int64_t ns, char *buf, size_t len)
 {
-        time_t t = (time_t)(ns / NSEC_PER_SEC);
-        int ms = (int)((ns % NSEC_PER_SEC) / NSEC_PER_MSEC);
-        struct tm tm;
-        char tmp[32];
-
-        if (ns < 0 && ns % NSEC_PER_SEC) {
-                t -= 1;
-                ms += 1000;
-        }
-        gmtime_r(&t, &tm);
-        strftime(tmp, sizeof tmp, "%Y-%m-%dT%H:%M:%S", &tm);
-        snprintf(buf, len, "%s.%03dZ", tmp, ms);
+        format_ms(ns, true, 'T', "Z", buf, len);
 }
 
 void time_format_local(int64_t ns, char *buf, size_t len)
@@ -268,18 +287,7 @@ void time_format_local(int64_t ns, char *buf, size_t len)
 
 void time_format_local_ms(int64_t ns, char *buf, size_t len)
 {
-        time_t t = (time_t)(ns / NSEC_PER_SEC);
-        int ms = (int)((ns % NSEC_PER_SEC) / NSEC_PER_MSEC);
-        struct tm tm;
-        char tmp[32];
-
-        if (ns < 0 && ns % NSEC_PER_SEC) {
-                t -= 1;
-                ms += 1000;
-        }
-        localtime_r(&t, &tm);
-        strftime(tmp, sizeof tmp, "%Y-%m-%d %H:%M:%S", &tm);
-        snprintf(buf, len, "%s.%03d", tmp, ms);
+        format_ms(ns, false, ' ', "", buf, len);
 }
 
 #if ENABLE_TEST_SEAMS

@@ -126,5 +126,9 @@ int main(void)
         is_str(buf, "2026-11-30 09:37:58.500", "local output with milliseconds");
         time_format_local_ms(1796031478LL * S + 999999999LL, buf, sizeof buf);
         is_str(buf, "2026-11-30 09:37:58.999", "milliseconds truncated, never rounded into the next second");
+        time_format_rfc3339(-250 * 1000000LL, buf, sizeof buf);
+        is_str(buf, "1969-12-31T23:59:59.750Z", "before the epoch: the second floored, milliseconds 0..999");
+        time_format_local_ms(-250 * 1000000LL, buf, sizeof buf);
+        is_str(buf, "1969-12-31 23:59:59.750", "the same in local time (TZ=UTC)");
         return tap_done();
 }
