@@ -22,15 +22,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpfload.h"
 #include "lockwait.h"
 #include "macro.h"
 
@@ -40,6 +38,8 @@
 #include <bpf/libbpf.h>
 
 #include "lockwait.skel.h"
+
+#define LW_PROGRAM "the BPF program"
 
 struct lockwait_run {
         struct lw_acc acc;
@@ -60,68 +60,6 @@ struct lockwait {
         uint32_t nstacks;
         bool reread;                    /* /proc/kallsyms read again at this run stop */
 };
-
-static char libbpf_msg[256];            /* libbpf's last warning, for the reason */
-static bool verifier_refused;           /* libbpf printed the verifier's log */
-
-static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-        char buf[256];
-        size_t n;
-
-        if (getenv("LIBBPF_LOG")) {
-                va_list aq;
-                va_copy(aq, ap);
-                vfprintf(stderr, fmt, aq);
-                va_end(aq);
-        }
-        if (level == LIBBPF_DEBUG)
-                return 0;
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        if (strstr(buf, "PROG LOAD LOG"))
-                verifier_refused = true;
-        n = strlen(buf);
-        while (n && buf[n - 1] == '\n')
-                buf[--n] = 0;
-        snprintf(libbpf_msg, sizeof libbpf_msg, "%s", buf);
-        return 0;
-}
-
-static bool has_cap(int cap)
-{
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-
-        if (syscall(SYS_capget, &h, d) < 0)
-                return false;
-        return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
-}
-
-static char *why_load(int err)
-{
-        char *w = NULL;
-        int r;
-
-        if (verifier_refused)
-                r = asprintf(&w, "cannot load the BPF program: this kernel's verifier refused it (%s); "
-                                 "run scalemond --foreground with LIBBPF_LOG=1 for the verifier's log",
-                             strerror(-err));
-        else if (err == -EPERM || err == -EACCES) {
-                if (!has_cap(CAP_BPF) && !has_cap(CAP_SYS_ADMIN))
-                        r = asprintf(&w, "cannot load the BPF program: permission denied (needs CAP_BPF and "
-                                         "CAP_PERFMON, or root)");
-                else
-                        r = asprintf(&w, "cannot load the BPF program: the bpf() system call was refused (%s; "
-                                         "a seccomp filter, or kernel.unprivileged_bpf_disabled with a "
-                                         "missing capability)", strerror(-err));
-        } else if (err == -ENOSYS)
-                r = asprintf(&w, "cannot load the BPF program: this kernel has no bpf() system call "
-                                 "(or a seccomp filter hides it)");
-        else
-                r = asprintf(&w, "cannot load the BPF program: %s%s%s", strerror(-err), libbpf_msg[0] ? ": " : "",
-                             libbpf_msg);
-        return r < 0 ? NULL : w;
-}
 
 static int read_kallsyms(struct lockwait *lw)
 {
@@ -161,9 +99,7 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
         long page = sysconf(_SC_PAGESIZE);
         int ncpus, r;
 
-        libbpf_set_print(on_libbpf_print);
-        libbpf_msg[0] = 0;
-        verifier_refused = false;
+        bpfload_begin();
         ncpus = libbpf_num_possible_cpus();
         if (ncpus <= 0) {
                 if (asprintf(ret_why, "cannot read the possible CPUs: %s", strerror(ncpus ? -ncpus : EINVAL)) < 0)
@@ -180,14 +116,14 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
         lw->skel = lockwait_bpf__open();
         if (!lw->skel) {
                 r = negative_errno();
-                *ret_why = why_load(r);
+                *ret_why = bpfload_why(r, LW_PROGRAM);
                 goto fail;
         }
         lw->skel->rodata->max_cpus = (__u32)lw->nslots;
         bpf_map__set_max_entries(lw->skel->maps.cpu_stat, (__u32)lw->nslots);
         r = lockwait_bpf__load(lw->skel);
         if (r < 0) {
-                *ret_why = why_load(r);
+                *ret_why = bpfload_why(r, LW_PROGRAM);
                 goto fail;
         }
         lw->nstacks = bpf_map__max_entries(lw->skel->maps.stacks);
@@ -215,8 +151,8 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
                                                       "mounted)") < 0)
                         *ret_why = NULL;
                 else if (r != -ENOENT && asprintf(ret_why, "cannot attach the BPF program to lock:contention_begin/"
-                                                           "end: %s%s%s", strerror(-r), libbpf_msg[0] ? ": " : "",
-                                                  libbpf_msg) < 0)
+                                                           "end: %s%s%s", strerror(-r), bpfload_last_message()[0] ? ": " : "",
+                                                  bpfload_last_message()) < 0)
                         *ret_why = NULL;
                 goto fail;
         }

@@ -10,6 +10,11 @@
  *    rebuild at the cost of two events per switch.  It needs
  *    CONFIG_SCHEDSTATS; unlike most schedstat fields it counts without the
  *    kernel.sched_schedstats sysctl (those are yld_count .. ttwu_local).
+ *    Without the file (no CONFIG_SCHEDSTATS), and only then, the same sum
+ *    is rebuilt from the tasks' own run_delay by BPF on sched_switch
+ *    (runqwait.c), at the cost of one program run per switch; it is
+ *    loaded only while runqueue_wait_ns is enabled, and only for the real
+ *    /proc.
  * Both read under sampler_config.procroot and are kept open, as the files
  * of sampler-procfs.c; tests/test-sampler.c runs them on a fixture tree.
  */
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runqwait.h"
 #include "sampler-internal.h"
 
 #define PSI_FILES 3
@@ -28,6 +34,7 @@ struct pressure_state {
         bool psi_primed[PSI_FILES];
 
         struct procfile schedstat;
+        struct runqwait *rq_bpf;                /* without schedstat: BPF, or NULL */
         uint64_t *rq_prev, *rq_vals;            /* [map.ncpus] */
         bool *rq_primed, *rq_present;
 };
@@ -185,26 +192,63 @@ static void psi_close(struct sampler *s)
 
 /* ---- schedstat ---- */
 
+/* Where /proc/schedstat is missing: the BPF program, loaded while the
+ * metric is enabled (and unloaded when it is not, to stop its cost).
+ * Returns 0 with it loaded, else a negative errno and *ret_why. */
+static int rq_bpf_want(struct sampler *s, bool want, char **ret_why)
+{
+        struct pressure_state *p = s->pressure;
+
+        if (!want) {
+                p->rq_bpf = runqwait_free(p->rq_bpf);
+                return 0;
+        }
+        if (p->rq_bpf)
+                return 0;
+        return runqwait_open(s->map.ncpus, &p->rq_bpf, ret_why);
+}
+
+/* Read the running totals into rq_vals/rq_present: the file's, or the
+ * program's. */
+static int rq_read(struct sampler *s)
+{
+        struct pressure_state *p = s->pressure;
+        int r;
+
+        if (p->rq_bpf) {
+                for (int c = 0; c < s->map.ncpus; c++) {
+                        p->rq_present[c] = c < runqwait_ncpus(p->rq_bpf);
+                        p->rq_vals[c] = runqwait_read_cpu(p->rq_bpf, c);
+                }
+                return 0;
+        }
+        r = procfile_read(&p->schedstat, NULL);
+        if (r >= 0)
+                r = schedstat_parse(p->schedstat.buf, p->schedstat.len, s->map.ncpus, SCHEDSTAT_RUN_DELAY,
+                                    p->rq_vals, p->rq_present);
+        return r;
+}
+
 static int schedstat_probe(struct sampler *s, const bool *was_enabled, char **ret_err)
 {
         struct pressure_state *p = s->pressure;
+        _cleanup_free_ char *why = NULL;
+        bool real = streq(s->procroot, "/proc");
         int r = -ENOENT;
 
+        (void)rq_bpf_want(s, s->enabled[M_RUNQUEUE_WAIT] && !s->simulated && p->schedstat.fd < 0 && real, &why);
         if (!s->enabled[M_RUNQUEUE_WAIT])
                 return 0;
-        if (p->schedstat.fd >= 0 && !s->simulated) {
-                r = procfile_read(&p->schedstat, NULL);
-                if (r >= 0)
-                        r = schedstat_parse(p->schedstat.buf, p->schedstat.len, s->map.ncpus, SCHEDSTAT_RUN_DELAY,
-                                            p->rq_vals, p->rq_present);
-        }
+        if ((p->schedstat.fd >= 0 || p->rq_bpf) && !s->simulated)
+                r = rq_read(s);
         for (int c = 0; c < s->map.ncpus; c++)
                 p->rq_primed[c] = false;
         if (s->simulated)
                 sampler_set_why(s, M_RUNQUEUE_WAIT, "not simulated: --simulate-cpus replays /proc/stat and perf, "
                                 "not %s/schedstat", s->procroot);
-        else if (p->schedstat.fd < 0)
-                sampler_set_why(s, M_RUNQUEUE_WAIT, "no %s/schedstat: kernel without CONFIG_SCHEDSTATS", s->procroot);
+        else if (p->schedstat.fd < 0 && !p->rq_bpf)
+                sampler_set_why(s, M_RUNQUEUE_WAIT, "no %s/schedstat: kernel without CONFIG_SCHEDSTATS%s%s",
+                                s->procroot, why ? "; and " : "", why ? why : "");
         else if (r == -EPROTONOSUPPORT)
                 sampler_set_why(s, M_RUNQUEUE_WAIT, "%s/schedstat is not of version %d to %d, whose cpuN lines "
                                 "scalemon knows", s->procroot, SCHEDSTAT_VERSION_MIN, SCHEDSTAT_VERSION_MAX);
@@ -231,12 +275,9 @@ static int schedstat_sample(struct sampler *s, struct tick *t, bool emit_ok)
         struct pressure_state *p = s->pressure;
         int r;
 
-        if (p->schedstat.fd < 0 || !s->enabled[M_RUNQUEUE_WAIT] || !s->available[M_RUNQUEUE_WAIT])
+        if ((p->schedstat.fd < 0 && !p->rq_bpf) || !s->enabled[M_RUNQUEUE_WAIT] || !s->available[M_RUNQUEUE_WAIT])
                 return 0;
-        r = procfile_read(&p->schedstat, NULL);
-        if (r >= 0)
-                r = schedstat_parse(p->schedstat.buf, p->schedstat.len, s->map.ncpus, SCHEDSTAT_RUN_DELAY,
-                                    p->rq_vals, p->rq_present);
+        r = rq_read(s);
         if (r < 0)
                 return r;
         for (int c = 0; c < s->map.ncpus; c++) {
@@ -274,6 +315,7 @@ static void schedstat_close(struct sampler *s)
         if (!p)
                 return;
         procfile_close(&p->schedstat);
+        runqwait_free(p->rq_bpf);
         for (int i = 0; i < PSI_FILES; i++)
                 procfile_close(&p->psi[i]);
         free(p->rq_prev);

@@ -121,7 +121,7 @@ const struct metric_def metric_table[_M_MAX] = {
                 "time some task waited for I/O", .key = "io", .field = 0 },
         [M_PSI_IO_FULL] = { "psi_io_full_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/io full total",
                 "time all non-idle tasks waited for I/O at once", .key = "io", .field = 1 },
-        [M_RUNQUEUE_WAIT] = { "runqueue_wait_ns", SCOPE_CPU, "ns", SRC_SCHEDSTAT, "/proc/schedstat cpuN run_delay",
+        [M_RUNQUEUE_WAIT] = { "runqueue_wait_ns", SCOPE_CPU, "ns", SRC_SCHEDSTAT, "/proc/schedstat cpuN run_delay (or BPF sched_switch)",
                 "time runnable tasks waited on this CPU's run queue", .field = SCHEDSTAT_FIELD_RUN_DELAY },
 #define LOCK_SRC "BPF lock:contention_begin/end"
         [M_LOCK_WAIT_NS] = { "lock_wait_ns", SCOPE_CPU, "ns", SRC_BPF, LOCK_SRC,

@@ -5,8 +5,15 @@
 # grows by about the hogs' wall time; the run's psi_cpu_some_us must be
 # at least 90% of it, no more than /proc/pressure/cpu's own delta read by
 # this test around the run, and no less than that delta minus the time
-# the test's window has outside the run.  runqueue_wait_ns (from
-# /proc/schedstat) is checked the same way where the kernel has it.
+# the test's window has outside the run.  runqueue_wait_ns is checked
+# against /proc/schedstat where the kernel has it; without it (no
+# CONFIG_SCHEDSTATS) scalemond rebuilds it with BPF, and it is checked
+# against the tasks' own run_delay (/proc/PID/schedstat, field 2): at
+# least the hogs' (read just before they are killed), at most what every
+# task of the machine gained over the test's window: the threads alive at
+# both ends, the hogs, and for each other task started in the window
+# (/proc/stat's processes), whose run_delay is gone with it, a bound of
+# 30 ms (on a quiet machine such a task waits a few scheduler slices).
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 [ -r /proc/pressure/cpu ] || skip_all "no /proc/pressure/cpu (kernel without CONFIG_PSI, or psi=0)"
@@ -15,14 +22,24 @@ H=$((2 * ncpu)); [ "$H" -lt 4 ] && H=4
 SECS=3
 psi_some() { awk '$1 == "some" { sub("total=", "", $5); print $5 }' /proc/pressure/cpu; }
 rq_sum() { awk '$1 ~ /^cpu[0-9]+$/ { s += $9 } END { printf "%.0f\n", s }' /proc/schedstat; }
+# every thread's run_delay: "TID NS" lines
+task_delays() {
+        for f in /proc/[0-9]*/task/[0-9]*/schedstat; do
+                read -r _ d _ 2>/dev/null < "$f" && t=${f%/schedstat} && echo "${t##*/} $d"
+        done
+}
 
 start_daemon
 sleep 0.3
+task_delays > "$TMP/tasks0"; f0=$(awk '$1 == "processes" { print $2 }' /proc/stat)
 t0=$(now_ns); p0=$(psi_some); [ -r /proc/schedstat ] && q0=$(rq_sum)
-# the hogs: H busy loops for SECS seconds, as the run's workload
-ctl run exec psi-hog -- sh -c "for i in \$(seq $H); do timeout $SECS sh -c 'while :; do :; done' & done; wait" \
-        >/dev/null; rc=$?
+# the hogs: H busy loops for SECS seconds, as the run's workload; each
+# one's run_delay is read just before it is killed
+ctl run exec psi-hog -- sh -c "pids=; for i in \$(seq $H); do ( while :; do :; done ) & pids=\"\$pids \$!\"; done
+        sleep $SECS; for p in \$pids; do read -r _ d _ < /proc/\$p/schedstat; echo \"\$p \$d\"; done > $TMP/hogs
+        kill \$pids; wait" >/dev/null 2>&1; rc=$?
 p1=$(psi_some); [ -r /proc/schedstat ] && q1=$(rq_sum); t1=$(now_ns)
+task_delays > "$TMP/tasks1"; f1=$(awk '$1 == "processes" { print $2 }' /proc/stat)
 ok $rc "run exec of $H busy loops for ${SECS}s on $ncpu CPUs"
 j=$(ctl --format json report --since psi-hog --until psi-hog)
 dur=$(echo "$j" | jpy 'd["runs"][0]["duration_s"]')
@@ -44,9 +61,23 @@ if [ -r /proc/schedstat ]; then
         ok $? "runqueue_wait_ns >= 90% of ($H - $ncpu) waiting tasks x ${SECS}s"
         [ "$rq" -le "$((q1 - q0))" ]; ok $? "and <= /proc/schedstat's delta around the run"
 else
-        why=$(ctl --format json metrics | jpy '[m["why"] for m in d["metrics"] if m["name"] == "runqueue_wait_ns"][0]')
-        skip_one "no /proc/schedstat on this kernel" -- "runqueue_wait_ns against /proc/schedstat"
-        echo "$why" | grep -q CONFIG_SCHEDSTATS; ok $? "runqueue_wait_ns unavailable, and says why: $why"
+        rq=$(echo "$j" | jpy 'round(d["runs"][0]["metrics"]["runqueue_wait_ns"]["total"])')
+        read -r hogs all < <(python3 - "$TMP/tasks0" "$TMP/tasks1" "$TMP/hogs" <<'PY'
+import sys
+def load(p):
+    return {int(a): int(b) for a, b in (l.split() for l in open(p) if l.strip())}
+t0, t1, hogs = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
+both = sum(t1[t] - t0[t] for t in t1 if t in t0)
+born = sum(v for t, v in t1.items() if t not in t0)
+print(sum(hogs.values()), both + born + sum(hogs.values()))
+PY
+)
+        diag "runqueue_wait_ns (BPF) $rq; the $H hogs' own run_delay $hogs; every thread's over the window $all"
+        python3 -c "import sys; sys.exit(0 if $rq >= 0.97 * $hogs and $hogs >= 0.9 * ($H - $ncpu) * $SECS * 1e9 else 1)"
+        ok $? "runqueue_wait_ns (BPF, no /proc/schedstat) >= 97% of the hogs' own run_delay ($rq >= 0.97 x $hogs)"
+        gone=$((f1 - f0 - H))
+        python3 -c "import sys; sys.exit(0 if $rq <= $all + 30e6 * $gone else 1)"
+        ok $? "and <= every thread's run_delay gained over the test's window ($rq <= $all + 30 ms x $gone tasks started in it)"
 fi
 check "daemon stops cleanly" -- stop_daemon
 finish
