@@ -109,6 +109,37 @@ cs=$(echo "$rep" | jpy 'd["runs"][0]["metrics"]["context_switches"]["total"]')
 sd_poll 5 journal_has "run smoke stopped: done" RUN=smoke
 ok $? "journal: RUN=smoke selects the run's lines ($(journal RUN=smoke | tr '\n' ';'))"
 
+# --- run exec's own cgroup is a transient scope (sd-bus StartTransientUnit) ---
+out=$(sd scalemonctl run exec scope-probe -- sh -c 'cat /proc/self/cgroup; systemctl status --no-pager $$ | head -n 1' 2>&1)
+ok $? "run exec where systemd runs: $(echo "$out" | tr '\n' ';')"
+echo "$out" | grep -Eq '^0::/.*/scalemon-run-scope-probe-[0-9]+\.scope$' &&
+        echo "$out" | grep -Eq 'scalemon-run-scope-probe-[0-9]+\.scope - scalemon run scope-probe'
+ok $? "the command is in a transient scope scalemon-run-NAME-PID.scope, and systemctl status names it"
+! echo "$out" | grep -q "unavailable\|no transient scope"; ok $? "no word of unavailable own counters"
+sd_poll 5 journal_has "run scope-probe: counting its cgroup /.*/scalemon-run-scope-probe-[0-9]*\.scope" RUN=scope-probe
+ok $? "scalemond counts the scope: $(journal RUN=scope-probe | grep counting)"
+scope_gone() { [ -z "$(sd systemctl list-units --all --no-legend 'scalemon-run-*')" ]; }
+sd_poll 5 scope_gone; ok $? "the scope is gone after the run: $(sd systemctl list-units --all --no-legend 'scalemon-run-*')"
+N=50000
+# another ping-pong, outside the run, in a process group of its own
+sd sh -c "setsid '$top_builddir/tests/wl-pingpong' 100000000 >/dev/null & echo \$! >/tmp/outside.pid"
+sleep 0.2
+out=$(sd scalemonctl run exec scope-pp -- perf stat -x, -e context-switches -o /tmp/perfstat -- \
+        "$top_builddir/tests/wl-pingpong" $N 2>&1)
+ok $? "run exec of a ping-pong under perf stat, another ping-pong outside ($out)"
+sd sh -c 'kill -- -$(cat /tmp/outside.pid)'
+ps=$(sd cat /tmp/perfstat | awk -F, '$3 == "context-switches" { print $1 }')
+rep=$(sd scalemonctl --format json report --since scope-pp --until scope-pp 2>"$TMP/report.err")
+own=$(echo "$rep" | jpy 'round(d["runs"][0]["metrics"]["context_switches"]["own_total"])')
+tot=$(echo "$rep" | jpy 'round(d["runs"][0]["metrics"]["context_switches"]["total"])')
+diag "scope: context switches: run's own $own, perf stat on the command $ps, machine $tot"
+python3 -c "import sys; sys.exit(0 if $ps >= 2 * $N and abs($own - $ps) <= 0.05 * $ps else 1)"
+ok $? "the run's own context switches (its scope's) within 5% of perf stat's ($own vs $ps)"
+python3 -c "import sys; sys.exit(0 if $tot >= 1.5 * $own else 1)"
+ok $? "the machine's total holds both ping-pongs ($tot >= 1.5 x $own)"
+us=$(echo "$rep" | jpy 'd["runs"][0]["metrics"]["cpu_user"]["own_total"] + d["runs"][0]["metrics"]["cpu_system"]["own_total"]')
+python3 -c "import sys; sys.exit(0 if $us > 0 else 1)"; ok $? "the scope's cpu.stat was read at the run's stop (${us}s)"
+
 # --- lock wait (BPF) in the service: loaded with CAP_BPF, dropped since;
 # callers named by the kernel (no CAP_SYSLOG: kallsyms hides addresses) ---
 lw=$(sd scalemonctl --format json metrics | jpy "[m.get('why') or 'available' for m in d['metrics'] if m['name'] == 'lock_wait_ns'][0]")
