@@ -44,5 +44,6 @@ bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret
         ret->system_s = sy->own_total;
         ret->own_s = u->own_total + sy->own_total;
         ret->others_s = busy > ret->own_s ? busy - ret->own_s : 0;
+        ret->excess_s = ret->own_s > busy ? ret->own_s - busy : 0;
         return true;
 }

@@ -85,6 +85,11 @@ struct analysis_own_cpu {
         double busy_s;                  /* CPU-seconds neither idle nor iowait */
         double own_s, user_s, system_s; /* the benchmark's cgroup's cpu.stat */
         double others_s;                /* busy - own, never negative */
+        double excess_s;                /* own - busy where own is the larger, else 0: the cgroup's
+                                         * cpu.stat is the scheduler's exact run time, /proc/stat's
+                                         * busy time is sampled at the timer tick (and over the run's
+                                         * whole ticks), so for a benchmark that runs in short bursts
+                                         * it can count less than the cgroup did */
 };
 bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, double *ret_share);
 bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
