@@ -184,7 +184,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                                 goto oom;
                         var_fill(&v[nv++], runs, idx, n, m, kind);
                 }
-        /* lock wait hook: tasks waiting for kernel locks per CPU, on average (lock wait / CPU time) */
+        /* lock wait hook: the share of CPU time waited for kernel locks */
         if (nv == cap) {
                 struct var *p = realloc(v, (cap + 1) * sizeof *v);
                 if (!p)
@@ -194,7 +194,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
         v[nv].x = calloc(n + 1, sizeof *v[nv].x);
         if (!v[nv].x)
                 goto oom;
-        snprintf(v[nv].name, sizeof v[nv].name, "lock wait per CPU-second");
+        snprintf(v[nv].name, sizeof v[nv].name, "lock wait share of CPU time");
         for (size_t i = 0; i < n; i++)
                 if (!analysis_lock_share(&runs[idx[i]], LEVEL_SYSTEM, 0, &v[nv].x[i]))
                         v[nv].x[i] = NAN;
