@@ -41,24 +41,30 @@
 #include "macro.h"
 #include "run-cgroup.h"
 
-int run_cgroup_enter_fd(const char *run, json_t *reply)
+int run_cgroup_enter_fd(const char *run, json_t *reply, const char *scope_why)
 {
         json_t *r = json_object_get(reply, "run");
         const char *dir = json_string_value(json_object_get(r, "cgroup"));
         const char *why = json_string_value(json_object_get(r, "cgroup_why"));
-        char path[PATH_MAX];
+        char path[PATH_MAX], pre[512] = "";
         int fd;
 
+        /* one line in any case: why no scope, and what came of the fallback */
+        if (scope_why)
+                snprintf(pre, sizeof pre, "no transient scope (%s), and ", scope_why);
         if (!dir) {
-                fprintf(stderr, "scalemonctl: run %s: its own counters are unavailable: %s\n", run,
+                fprintf(stderr, "scalemonctl: run %s: its own counters are unavailable: %s%s\n", run, pre,
                         why ? why : "scalemond made no cgroup for it (a scalemond older than this scalemonctl)");
                 return -1;
         }
         snprintf(path, sizeof path, "%s/cgroup.procs", dir);
         fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
-                fprintf(stderr, "scalemonctl: run %s: its own counters are unavailable: cannot open %s: %s\n", run, path,
-                        strerror(errno));
+                fprintf(stderr, "scalemonctl: run %s: its own counters are unavailable: %scannot open %s: %s\n", run, pre,
+                        path, strerror(errno));
+        else if (scope_why)
+                fprintf(stderr, "scalemonctl: run %s: no transient scope (%s): counted in scalemond's cgroup %s instead\n",
+                        run, scope_why, dir);
         return fd;
 }
 
@@ -259,8 +265,8 @@ int run_scope_new(const char *run, struct run_scope *s)
                 return 0;                       /* no systemd: scalemond's own directory */
         r = scope_bus(&bus);
         if (r < 0) {
-                fprintf(stderr, "scalemonctl: run %s: no transient scope (systemd's bus: %s); scalemond makes its cgroup\n",
-                        run, strerror(-r));
+                if (asprintf(&s->why, "systemd's bus: %s", strerror(-r)) < 0)
+                        s->why = NULL;
                 return r;
         }
         if (pipe2(p, O_CLOEXEC) < 0) {
@@ -296,9 +302,8 @@ int run_scope_new(const char *run, struct run_scope *s)
             asprintf(&why, "cannot read the scope's cgroup from /proc/%ld/cgroup: %s", (long)pid, strerror(-r)) < 0)
                 why = NULL;
         if (r < 0) {
-                fprintf(stderr, "scalemonctl: run %s: no transient scope (%s); scalemond makes its cgroup\n", run,
-                        why ? why : strerror(-r));
                 run_scope_release(s);
+                s->why = why ? TAKE_PTR(why) : strdup(strerror(-r));
                 return r;
         }
         if (!(s->unit = strdup(unit))) {
@@ -317,5 +322,6 @@ void run_scope_release(struct run_scope *s)
                         ;
         free(s->cgroup);
         free(s->unit);
+        free(s->why);
         *s = (struct run_scope){ .holder = -1, .hold_fd = -1 };
 }

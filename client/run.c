@@ -686,7 +686,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         /* with --name-suffix the daemon may have chosen another name */
         recorded = strdup(reply_str(reply, "run", "name"));
         if (recorded && o.cgroup)
-                cgfd = run_cgroup_enter_fd(recorded, reply);
+                cgfd = run_cgroup_enter_fd(recorded, reply, scope.why);
         json_decref(reply);
         reply = NULL;
         if (!recorded) {
