@@ -10,6 +10,11 @@
 #include "analysis.h"
 #include "metric.h"
 
+bool analysis_own_is_part(int m)
+{
+        return metric_table[m].source != SRC_PSI;
+}
+
 bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, double *ret_share)
 {
         const struct mstat *s = &r->m[m];
@@ -17,7 +22,7 @@ bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, do
         if (!s->has_own)
                 return false;
         *ret_own = s->own_total;
-        *ret_share = s->have && s->total > 0 ? fmin(s->own_total / s->total, 1.0) : NAN;
+        *ret_share = s->have && s->total > 0 && analysis_own_is_part(m) ? fmin(s->own_total / s->total, 1.0) : NAN;
         return true;
 }
 
@@ -25,7 +30,7 @@ bool analysis_own_others(const struct analysis_run *r, int m, double *ret)
 {
         const struct mstat *s = &r->m[m];
 
-        if (!s->has_own || !s->have)
+        if (!s->has_own || !s->have || !analysis_own_is_part(m))
                 return false;
         *ret = s->total > s->own_total ? s->total - s->own_total : 0;
         return true;
@@ -44,5 +49,6 @@ bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret
         ret->system_s = sy->own_total;
         ret->own_s = u->own_total + sy->own_total;
         ret->others_s = busy > ret->own_s ? busy - ret->own_s : 0;
+        ret->excess_s = ret->own_s > busy ? ret->own_s - busy : 0;
         return true;
 }

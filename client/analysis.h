@@ -78,15 +78,27 @@ struct analysis_run *analysis_unload(struct analysis_run *runs, size_t n);
 
 /* The run's own counters (analysis-own.c), where it had its own cgroup:
  * what the cgroup counted of metric m and its share of the machine's (NAN
- * if the machine's is 0); what everything else did (total - own); the busy
+ * if the machine's is 0, and for pressure: a cgroup's psi_* stall time is
+ * not a part of the machine's, see analysis_own_is_part); what everything
+ * else did (total - own); the busy
  * CPU time split into the benchmark's and everything else's.  False: the
  * run has no own count of it. */
 struct analysis_own_cpu {
         double busy_s;                  /* CPU-seconds neither idle nor iowait */
         double own_s, user_s, system_s; /* the benchmark's cgroup's cpu.stat */
         double others_s;                /* busy - own, never negative */
+        double excess_s;                /* own - busy where own is the larger, else 0: the cgroup's
+                                         * cpu.stat is the scheduler's exact run time, /proc/stat's
+                                         * busy time is sampled at the timer tick (and over the run's
+                                         * whole ticks), so for a benchmark that runs in short bursts
+                                         * it can count less than the cgroup did */
 };
 bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, double *ret_share);
+/* Is the cgroup's count of m a part of the machine's?  Not for PSI: the
+ * kernel averages stall time over the CPUs weighted by the non-idle time
+ * of the group's own tasks, so a benchmark stalled on one busy CPU can
+ * have more "some" time than the whole machine. */
+bool analysis_own_is_part(int m);
 bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
 bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
 

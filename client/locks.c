@@ -1,10 +1,12 @@
 /* locks.c - report's lock wait, formatted (see locks.h).
  *
  * The share is the run's lock_wait_ns over the CPU time /proc/stat gave
- * the same CPUs: the part of the machine's time that tasks spent waiting
- * for kernel locks (it can pass 100% on a CPU: waits are counted where
- * they end, and a sleeping waiter's time is counted in full though the
- * CPU ran others).
+ * the same CPUs (busy and idle: the run's wall time times its CPUs).  It
+ * is not a share of anything: a sleeping waiter's time counts in full
+ * though its CPU runs others, and several tasks may wait at once, so it
+ * passes 1 on a busy lock.  Shown as what it is, the number of tasks
+ * waiting for a kernel lock per CPU, on average over the run; a waiter is
+ * counted on the CPU where its wait ended.
  */
 #include "config.h"
 
@@ -38,10 +40,10 @@ static void print_share_line(const struct analysis_run *r, enum total_level leve
         for (int loc = 0; loc <= mx && len < sizeof line - 32; loc++) {
                 double s;
                 if (analysis_lock_share(r, level, loc, &s))
-                        strbuf_appendf(line, sizeof line, &len, "%s%d %.1f%%", len ? ", " : "", loc, s * 100);
+                        strbuf_appendf(line, sizeof line, &len, "%s%d %.2f", len ? ", " : "", loc, s);
         }
         if (len)
-                printf("  lock wait per %s: %s\n", level == LEVEL_CPU ? "CPU" : "node", line);
+                printf("  lock wait per %s (tasks waiting per CPU): %s\n", level == LEVEL_CPU ? "CPU" : "node", line);
 }
 
 void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu)
@@ -56,8 +58,8 @@ void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu
         fmt_ns(r->m[M_LOCK_WAIT_NS].total, tw, sizeof tw);
         if (r->m[M_LOCK_WAIT_MAX_NS].have)
                 fmt_ns(r->m[M_LOCK_WAIT_MAX_NS].total, mw, sizeof mw);
-        printf("  lock wait: %.2f%% of CPU time (%s in %.0f waits%s%s)\n", share * 100, tw, waits,
-               r->m[M_LOCK_WAIT_MAX_NS].have ? ", longest " : "", r->m[M_LOCK_WAIT_MAX_NS].have ? mw : "");
+        printf("  lock wait: %s in %.0f waits%s%s; %.2f tasks waiting per CPU, on average over the run\n", tw, waits,
+               r->m[M_LOCK_WAIT_MAX_NS].have ? ", longest " : "", r->m[M_LOCK_WAIT_MAX_NS].have ? mw : "", share);
         if (per_node || per_cpu)
                 print_share_line(r, LEVEL_NODE);
         if (per_cpu)

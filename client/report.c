@@ -38,7 +38,8 @@ static json_t *per_loc_json(const struct analysis_run *r, int m, enum total_leve
                         continue;
                 json_array_append_new(a, json_pack("{s:i,s:o,s:o}", level == LEVEL_CPU ? "cpu" : "node", t->loc,
                                                    "total", json_number(t->value), "per_s",
-                                                   json_real(r->dur > 0 ? t->value / r->dur : 0)));
+                                                   metric_table[m].max ? json_null()    /* a maximum: no rate */
+                                                   : json_real(r->dur > 0 ? t->value / r->dur : 0)));
         }
         return a;
 }
@@ -61,13 +62,17 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
                         jm = json_pack("{s:n,s:n,s:n,s:n,s:n,s:n,s:s}", "total", "per_s", "cpu_min", "cpu_median",
                                        "cpu_max", "imbalance", "why", s->why);
                 } else {
-                        jm = json_pack("{s:o,s:f}", "total", json_number(s->total), "per_s", s->per_s);
+                        jm = json_pack("{s:o,s:o}", "total", json_number(s->total), "per_s",
+                                       metric_table[m].max ? json_null() : json_real(s->per_s));   /* a maximum: no rate */
                         if (s->spread) {
                                 json_object_set_new(jm, "cpu_min", json_number(s->cpu_min));
                                 json_object_set_new(jm, "cpu_median", json_number(s->cpu_median));
                                 json_object_set_new(jm, "cpu_max", json_number(s->cpu_max));
-                                json_object_set_new(jm, "imbalance", s->imbalance_ok ? json_real(s->imbalance) : json_null());
-                                if (!s->imbalance_ok)
+                                json_object_set_new(jm, "imbalance", s->imbalance_ok && !metric_table[m].max
+                                                                             ? json_real(s->imbalance) : json_null());
+                                if (metric_table[m].max)
+                                        json_object_set_new(jm, "why", json_string("a maximum, not a count"));
+                                else if (!s->imbalance_ok)
                                         json_object_set_new(jm, "why", json_string("zero on every CPU"));
                         } else {
                                 json_object_set_new(jm, "cpu_min", json_null());
@@ -81,7 +86,9 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
                         report_own_json(r, m, jm);
                         if (first != r && first->m[m].have)
                                 json_object_set_new(jm, "vs_first_pct",
-                                                    analysis_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
+                                                    metric_table[m].max ? (analysis_pct_change(first->m[m].total, s->total,
+                                                                                               &pct) ? json_real(pct) : json_null())
+                                                    : analysis_pct_change(first->m[m].per_s, s->per_s, &pct) ? json_real(pct)
                                                                                                  : json_null());
                         if (per == PER_CPU && metric_table[m].scope == SCOPE_CPU)
                                 json_object_set_new(jm, "per_cpu", per_loc_json(r, m, LEVEL_CPU));
@@ -257,6 +264,7 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
 {
         struct libscols_table *tb;
         const char *colv[_M_MAX + 2], *prev = NULL;
+        char maxname[_M_MAX][64];
         const struct store_total **cell;        /* [loc * ncol + column] */
         int ncol = 0, mcols[_M_MAX], col_of[_M_MAX] = { 0 }, tm = -1;
         enum total_level level = per == PER_CPU ? LEVEL_CPU : LEVEL_NODE;
@@ -268,7 +276,10 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
                     (metric_table[m].scope == SCOPE_CPU ||
                      (per == PER_NODE && metric_table[m].scope == SCOPE_NODE))) {
                         mcols[ncol - 1] = m;
-                        colv[ncol++] = metric_table[m].name;
+                        /* a maximum (lock_wait_max_ns) is shown as it is, not per second */
+                        if (metric_table[m].max)
+                                snprintf(maxname[m], sizeof maxname[m], "%s (max)", metric_table[m].name);
+                        colv[ncol++] = metric_table[m].max ? maxname[m] : metric_table[m].name;
                 }
         colv[ncol] = NULL;
         for (size_t i = 0; i < r->d.ntotals; i++)
@@ -307,7 +318,8 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
                                 snprintf(l, sizeof l, "%d", loc);
                                 scols_line_set_data(ln, 0, l);
                         }
-                        format_number(r->dur > 0 ? t->value / r->dur : 0, v, sizeof v);
+                        format_number(metric_table[mcols[c - 1]].max ? t->value : r->dur > 0 ? t->value / r->dur : 0, v,
+                                      sizeof v);
                         scols_line_set_data(ln, (size_t)c, v);
                 }
         }
@@ -342,19 +354,23 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                         continue;
                 }
                 format_number(s->total, total, sizeof total);
-                format_number(s->per_s, per_s, sizeof per_s);
+                /* a maximum (lock_wait_max_ns) has no rate, and its CPUs'
+                 * max over their mean is no imbalance */
+                fmt_or_dash(!metric_table[m].max, s->per_s, per_s, sizeof per_s);
                 fmt_or_dash(s->spread, s->cpu_min, mn, sizeof mn);
                 fmt_or_dash(s->spread, s->cpu_median, md, sizeof md);
                 fmt_or_dash(s->spread, s->cpu_max, mx, sizeof mx);
-                if (s->spread && s->imbalance_ok)
+                if (s->spread && s->imbalance_ok && !metric_table[m].max)
                         snprintf(im, sizeof im, "%.2f", s->imbalance);
                 else
                         snprintf(im, sizeof im, "-");
                 if (first != r && first->m[m].have) {
-                        if (analysis_pct_change(first->m[m].per_s, s->per_s, &pct))
+                        double a = metric_table[m].max ? first->m[m].total : first->m[m].per_s,
+                               b = metric_table[m].max ? s->total : s->per_s;
+                        if (analysis_pct_change(a, b, &pct))
                                 format_pct(pct, vf, sizeof vf);
                         else
-                                snprintf(vf, sizeof vf, s->per_s == 0 ? "=" : "new");
+                                snprintf(vf, sizeof vf, b == 0 ? "=" : "new");
                 }
                 table_row(tb, metric_table[m].name, total, per_s, mn, md, mx, im, vf);
         }

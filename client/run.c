@@ -547,6 +547,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 {},
         };
         struct exec_opts o = { .cgroup = "new" };      /* --no-cgroup: none */
+        struct run_scope scope = { .holder = -1, .hold_fd = -1 };
         struct live *lv = NULL;
         int cgfd = -1;
         struct linebuf lbo = { .len = 0 }, lbe = { .len = 0 };
@@ -668,11 +669,16 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
          * have the run open (live.c) */
         lv = live_new(ctl, o.name);
 
-        /* scalemond makes the run a cgroup and counts it (client/run-cgroup.c) */
+        /* The run's cgroup: a transient systemd scope where systemd runs,
+         * else one that scalemond makes; scalemond counts it either way
+         * (client/run-cgroup.c) */
+        if (o.cgroup && run_scope_new(o.name, &scope) > 0)
+                o.cgroup = scope.cgroup;
         req = start_request(&o, o.name, command ? command : "");
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
         if (r) {
+                run_scope_release(&scope);
                 live_free(lv);
                 exec_opts_free(&o);
                 return r;
@@ -680,10 +686,11 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         /* with --name-suffix the daemon may have chosen another name */
         recorded = strdup(reply_str(reply, "run", "name"));
         if (recorded && o.cgroup)
-                cgfd = run_cgroup_enter_fd(recorded, reply);
+                cgfd = run_cgroup_enter_fd(recorded, reply, scope.why);
         json_decref(reply);
         reply = NULL;
         if (!recorded) {
+                run_scope_release(&scope);
                 live_free(lv);
                 exec_opts_free(&o);
                 return ctl_fail(EXIT_FAILED, "out of memory");
@@ -879,6 +886,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         json_object_set_new(req, "involuntary_switches", json_integer(ru.ru_nivcsw));
         r = ctl_request(ctl, req, -1, &reply);
         json_decref(req);
+        run_scope_release(&scope);      /* after run-stop: scalemond has read the scope's files */
         if (r == 0 && isatty(STDERR_FILENO)) {
                 char sc[512] = "";
                 size_t len = 0;
@@ -906,6 +914,7 @@ stop:
         ctl_request(ctl, req, -1, &reply);
         json_decref(req);
         json_decref(reply);
+        run_scope_release(&scope);
         exec_opts_free(&o);
         return r;
 }

@@ -38,7 +38,8 @@
 #include "procfs.h"
 
 static const int perf_metrics[] = { M_CONTEXT_SWITCHES, M_CPU_MIGRATIONS, M_PAGE_FAULTS, M_PAGE_FAULTS_MINOR,
-                                    M_PAGE_FAULTS_MAJOR, M_LOCK_CONTENTIONS };
+                                    M_PAGE_FAULTS_MAJOR, M_LOCK_CONTENTIONS, M_VOLUNTARY_SWITCHES,
+                                    M_INVOLUNTARY_SWITCHES };
 #define NPERF (sizeof perf_metrics / sizeof perf_metrics[0])
 
 /* The directory's files: a key of a "key value" file, or the some/full
@@ -270,6 +271,9 @@ int owncg_open(const char *path, bool remove, const struct sampler *sm, struct o
                         err = perf_open_cgroup(&attr, oc->dirfd, c);
                         if (err >= 0)
                                 oc->fd[k * (size_t)map->ncpus + (size_t)c] = err;
+                        /* a filtered tracepoint (the switches' prev_state) */
+                        if (err >= 0 && metric_table[m].filter)
+                                err = perf_set_filter(err, metric_table[m].filter);
                 }
                 oc->perf_ok[k] = err >= 0;
                 if (err < 0) {

@@ -68,6 +68,8 @@ static json_t *totals_json(const struct sampler *sm)
                 double sum = 0;
                 if (!sampler_available(sm, i))
                         continue;
+                if (metric_table[i].max)        /* own-run hook: a maximum (lock_wait_max_ns) adds up to nothing */
+                        continue;
                 for (int l = 0; l < nloc; l++)
                         sum += (double)tot[i * nloc + l];
                 json_object_set_new(totals, metric_table[i].name, json_real(sum * sampler_scale(sm, i)));

@@ -165,7 +165,7 @@ static void open_why(struct sampler *s, int m, int err, const char *why)
         const struct metric_def *d = &metric_table[m];
 
         if (d->filter && err == -EINVAL)
-                sampler_set_why(s, m, "the kernel refused the exit-reason filter on %s (%s)", d->tracepoint,
+                sampler_set_why(s, m, "the kernel refused the filter '%s' on %s (%s)", d->filter, d->tracepoint,
                                 strerror(-err));
         else if (d->source == SRC_PERF_HW && perf_classify(err) != PERF_ERR_PERMISSION)
                 sampler_set_why(s, m, "no hardware PMU for this event (perf_event_open: %s)", strerror(-err));

@@ -145,6 +145,24 @@ const struct metric_def metric_table[_M_MAX] = {
         [M_LOCK_WAIT_LOST] = { "lock_wait_lost", SCOPE_CPU, "waits", SRC_BPF, LOCK_SRC,
                 "lock waits the bounded BPF maps could not keep (not timed, or not given a caller)" },
 #undef LOCK_SRC
+        /* A task's switch out, told apart as /proc/PID/status's
+         * voluntary_ctxt_switches and nonvoluntary_ctxt_switches are
+         * (kernel/sched/core.c __schedule: nvcsw when the task was not
+         * preempted and had left TASK_RUNNING, nivcsw otherwise).  The
+         * tracepoint's prev_state is the state's report bit (1..0x80, S D T
+         * t X Z P I), 0 for a task switched out still runnable (sched_yield),
+         * with TASK_REPORT_MAX (0x100 since Linux 4.14) added for a
+         * preemption.  The idle task (pid 0 on every CPU) is left out:
+         * context_switches counts its switches too, so the two need not
+         * add up to it. */
+        [M_VOLUNTARY_SWITCHES] = { "voluntary_switches", SCOPE_CPU, "switches", SRC_TRACEPOINT,
+                "tracepoint sched:sched_switch (prev_state sleeping)",
+                "tasks switched out because they blocked or slept (voluntary_ctxt_switches)",
+                .tracepoint = "sched:sched_switch", .filter = "prev_pid != 0 && prev_state > 0 && prev_state < 256" },
+        [M_INVOLUNTARY_SWITCHES] = { "involuntary_switches", SCOPE_CPU, "switches", SRC_TRACEPOINT,
+                "tracepoint sched:sched_switch (prev_state runnable)",
+                "tasks switched out while runnable: preempted or yielding (nonvoluntary_ctxt_switches)",
+                .tracepoint = "sched:sched_switch", .filter = "prev_pid != 0 && (prev_state == 0 || prev_state >= 256)" },
 };
 
 const struct metric_def *metric_by_name(const char *name)

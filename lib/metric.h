@@ -82,6 +82,8 @@ enum metric_id {
         M_LOCK_CONTENTIONS_PERCPU_RWSEM,
         M_LOCK_CONTENTIONS_RTMUTEX,
         M_LOCK_WAIT_LOST,
+        M_VOLUNTARY_SWITCHES,           /* sched:sched_switch, filtered on prev_state (metric.c) */
+        M_INVOLUNTARY_SWITCHES,
         _M_MAX,
 };
 

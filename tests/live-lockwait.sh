@@ -152,5 +152,34 @@ diag "timed waits $cpu_n, tracepoint count $n: $((cpu_n - n)) more timed (allowe
 [ $((n + 2 * edge)) -ge "$cpu_n" ] && [ "$cpu_n" -ge $((n * 9 / 10)) ]
 ok $? "lock_contentions (tracepoint count, $n) is still counted, and the timed waits ($cpu_n) are nearly all of it (up to $edge in flight at each edge)"
 ctl status | grep -q 'lock_wait_lost\|lost' || true
+
+# --- lock_wait_max_ns is a maximum: no rate, never summed ---
+jpy "(d['runs'][0]['metrics']['lock_wait_max_ns']['per_s'], d['runs'][0]['metrics']['lock_wait_max_ns']['total'] > 0)" \
+        <"$TMP/storm.json" | grep -qx "(None, True)"
+ok $? "report JSON: lock_wait_max_ns has a total (the longest wait) and no per_s"
+row=$(ctl report --since storm --until storm --metric lock_wait_max_ns | awk '$1 == "lock_wait_max_ns" { print $3 }')
+[ "$row" = - ]; ok $? "report's table shows no rate for it (PER_S: $row)"
+ctl --format json report --per cpu --since storm --until storm |
+        jpy "all(c['per_s'] is None for c in d['runs'][0]['metrics']['lock_wait_max_ns']['per_cpu'])" | grep -qx true
+ok $? "nor per CPU"
+python3 - "$SOCK" <<'EOP' | grep -qx True
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b'{"cmd": "status"}\n')
+buf = b''
+while not buf.endswith(b'\n'):
+    b = s.recv(65536)
+    if not b:
+        break
+    buf += b
+t = json.loads(buf)['totals']
+print('lock_wait_max_ns' not in t and 'lock_wait_ns' in t)
+EOP
+ok $? "the status reply sums the counters since start (lock_wait_ns), not the maximum"
+line=$(ctl report --since storm --until storm | grep '^  lock wait:')
+echo "$line" | grep -Eq '^  lock wait: [0-9.]+ (s|ms|us|ns) in [0-9]+ waits, longest [0-9.]+ (s|ms|us|ns); [0-9]+\.[0-9]{2} tasks waiting per CPU' &&
+        ! echo "$line" | grep -q '%'
+ok $? "the lock wait line says tasks waiting per CPU, not a share of CPU time: $line"
 check "daemon stops cleanly" -- stop_daemon
 finish

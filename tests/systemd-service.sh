@@ -109,6 +109,50 @@ cs=$(echo "$rep" | jpy 'd["runs"][0]["metrics"]["context_switches"]["total"]')
 sd_poll 5 journal_has "run smoke stopped: done" RUN=smoke
 ok $? "journal: RUN=smoke selects the run's lines ($(journal RUN=smoke | tr '\n' ';'))"
 
+# --- run exec's own cgroup is a transient scope (sd-bus StartTransientUnit) ---
+out=$(sd scalemonctl run exec scope-probe -- sh -c 'cat /proc/self/cgroup; systemctl status --no-pager $$ | head -n 1' 2>&1)
+ok $? "run exec where systemd runs: $(echo "$out" | tr '\n' ';')"
+echo "$out" | grep -Eq '^0::/.*/scalemon-run-scope-probe-[0-9]+\.scope$' &&
+        echo "$out" | grep -Eq 'scalemon-run-scope-probe-[0-9]+\.scope - scalemon run scope-probe'
+ok $? "the command is in a transient scope scalemon-run-NAME-PID.scope, and systemctl status names it"
+! echo "$out" | grep -q "unavailable\|no transient scope"; ok $? "no word of unavailable own counters"
+sd_poll 5 journal_has "run scope-probe: counting its cgroup /.*/scalemon-run-scope-probe-[0-9]*\.scope" RUN=scope-probe
+ok $? "scalemond counts the scope: $(journal RUN=scope-probe | grep counting)"
+scope_gone() { [ -z "$(sd systemctl list-units --all --no-legend 'scalemon-run-*')" ]; }
+sd_poll 5 scope_gone; ok $? "the scope is gone after the run: $(sd systemctl list-units --all --no-legend 'scalemon-run-*')"
+# a user systemd will not make a scope for: one line says so, the run goes on
+out=$(as_tester scalemonctl run exec scope-user -- "$top_builddir/tests/wl-pingpong" 1000 2>&1); rc=$?
+diag "as a member of group scalemon: $(echo "$out" | tr '\n' ';')"
+[ $rc = 0 ] && echo "$out" | grep -q round_trips=1000 && [ "$(echo "$out" | grep -c 'scalemonctl:')" = 1 ] &&
+        echo "$out" | grep -q "its own counters are unavailable: no transient scope (StartTransientUnit .*), and "
+ok $? "run exec as a user systemd makes no scope for: the run runs, and one line says why (no scope, and no cgroup of scalemond's either)"
+N=50000
+# another ping-pong, outside the run, in a process group of its own
+sd sh -c "setsid '$top_builddir/tests/wl-pingpong' 100000000 >/dev/null & echo \$! >/tmp/outside.pid"
+sleep 0.2
+# every task's switches in the container, summed from /proc before and after
+# (within the run; a task that exits in between takes its count along)
+procsum='cat /proc/[0-9]*/task/[0-9]*/status 2>/dev/null |
+        awk '"'"'$1 ~ /^(non)?voluntary_ctxt_switches:$/ { n += $2 } END { print n + 0 }'"'"
+out=$(sd scalemonctl run exec scope-pp -- sh -c "$procsum >/tmp/before;
+        perf stat -x, -e context-switches -o /tmp/perfstat -- '$top_builddir/tests/wl-pingpong' $N; $procsum >/tmp/after" 2>&1)
+ok $? "run exec of a ping-pong under perf stat, another ping-pong outside ($out)"
+sd sh -c 'kill -- -$(cat /tmp/outside.pid)'
+ps=$(sd cat /tmp/perfstat | awk -F, '$3 == "context-switches" { print $1 }')
+rep=$(sd scalemonctl --format json report --since scope-pp --until scope-pp 2>"$TMP/report.err")
+own=$(echo "$rep" | jpy 'round(d["runs"][0]["metrics"]["context_switches"]["own_total"])')
+tot=$(echo "$rep" | jpy 'round(d["runs"][0]["metrics"]["context_switches"]["total"])')
+diag "scope: context switches: run's own $own, perf stat on the command $ps, machine $tot"
+python3 -c "import sys; sys.exit(0 if $ps >= 2 * $N and abs($own - $ps) <= 0.05 * $ps else 1)"
+ok $? "the run's own context switches (its scope's) within 5% of perf stat's ($own vs $ps)"
+rus=$(echo "$rep" | jpy 'd["runs"][0]["voluntary_switches"] + d["runs"][0]["involuntary_switches"]')
+inside=$(( $(sd cat /tmp/after) - $(sd cat /tmp/before) + rus ))
+diag "the container's tasks in /proc within the run, and the command's (wait4): $inside"
+python3 -c "import sys; sys.exit(0 if $tot >= $inside > $own else 1)"
+ok $? "the machine's total holds the outside ping-pong's too ($tot >= $inside, the container's tasks and the command's, > $own)"
+us=$(echo "$rep" | jpy 'd["runs"][0]["metrics"]["cpu_user"]["own_total"] + d["runs"][0]["metrics"]["cpu_system"]["own_total"]')
+python3 -c "import sys; sys.exit(0 if $us > 0 else 1)"; ok $? "the scope's cpu.stat was read at the run's stop (${us}s)"
+
 # --- lock wait (BPF) in the service: loaded with CAP_BPF, dropped since;
 # callers named by the kernel (no CAP_SYSLOG: kallsyms hides addresses) ---
 lw=$(sd scalemonctl --format json metrics | jpy "[m.get('why') or 'available' for m in d['metrics'] if m['name'] == 'lock_wait_ns'][0]")
