@@ -80,7 +80,7 @@ struct sampler {
         int nloc;
         int64_t *totals;                        /* [_M_MAX * nloc] */
 
-        struct tick_profile *profile;           /* SCALEMOND_TICK_PROFILE=1 (sampler.c), else NULL */
+        struct tick_profile *profile;           /* SCALEMON_TICK_PROFILE=1 (sampler.c), else NULL */
 
         struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
         size_t capsorted;

@@ -153,11 +153,11 @@ static const struct sampler_source *const sources[] = {
 };
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
-/* ---- the tick's profile (SCALEMOND_TICK_PROFILE=1): the thread's CPU
+/* ---- the tick's profile (SCALEMON_TICK_PROFILE=1): the thread's CPU
  * time in each source's sample() and in the sort, summed, logged when the
  * sampler is freed.  Off, it costs one branch per tick. ---- */
 
-#define PROFILE_ENV "SCALEMOND_TICK_PROFILE"
+#define PROFILE_ENV "SCALEMON_TICK_PROFILE"
 
 struct tick_profile {
         uint64_t ticks;
