@@ -121,6 +121,64 @@ int kv_parse(const char *buf, size_t len, const char *const *keys, size_t nkeys,
         return 0;
 }
 
+int kvset_init(struct kvset *k, const char *const *keys, size_t n)
+{
+        memset(k, 0, sizeof *k);
+        if (n > KVSET_MAX)
+                return -E2BIG;
+        for (size_t i = 0; i < n; i++) {
+                k->key[i] = keys[i];
+                k->len[i] = strlen(keys[i]);
+                if (k->len[i] == 0)
+                        return -EINVAL;
+                k->first[(unsigned char)keys[i][0]] = true;
+        }
+        k->n = n;
+        return 0;
+}
+
+int kvset_parse(const struct kvset *k, const char *buf, size_t len, uint64_t *vals, bool *found, size_t *ret_end)
+{
+        const char *p = buf, *end = buf + len;
+        size_t nfound = 0, taken = 0;
+
+        for (size_t i = 0; i < k->n; i++)
+                found[i] = false;
+        while (p < end && nfound < k->n) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+                if (!eol)
+                        eol = end;
+                if (k->first[(unsigned char)*p]) {
+                        const char *sp = memchr(p, ' ', (size_t)(eol - p));
+                        size_t n = (size_t)((sp ? sp : eol) - p);
+
+                        for (size_t i = 0; i < k->n; i++) {
+                                const char *q = sp;
+                                int r;
+
+                                if (k->len[i] != n || found[i] || memcmp(p, k->key[i], n) != 0)
+                                        continue;
+                                if (!sp)
+                                        return -EINVAL;         /* the name alone */
+                                r = parse_u64(&q, eol, &vals[i]);
+                                if (r < 0)
+                                        return r;
+                                if (q != eol)
+                                        return -EINVAL;
+                                found[i] = true;
+                                nfound++;
+                                taken = (size_t)(eol - buf) + (eol < end);
+                                break;
+                        }
+                }
+                p = eol + 1;
+        }
+        if (ret_end)
+                *ret_end = taken;
+        return (int)nfound;
+}
+
 int procfile_open(struct procfile *f, const char *path)
 {
         memset(f, 0, sizeof *f);
@@ -137,8 +195,9 @@ int procfile_open(struct procfile *f, const char *path)
 }
 
 /* Has buf[0..len) a complete line that does not start with prefix? */
-static bool past_prefix(const char *buf, size_t len, const char *prefix)
+static bool past_prefix(const char *buf, size_t len, void *userdata)
 {
+        const char *prefix = userdata;
         size_t n = strlen(prefix);
         const char *p = buf, *end = buf + len;
 
@@ -153,34 +212,53 @@ static bool past_prefix(const char *buf, size_t len, const char *prefix)
         return false;
 }
 
-int procfile_read(struct procfile *f, const char *stop_prefix)
+int procfile_read_until(struct procfile *f, procfile_done_t done, void *userdata)
 {
-        /* Always one pread() from 0 into the whole buffer: two reads would
-         * stitch lines of two generations of the file together.  A short
-         * read is the end of the file; a full one is retried, larger,
-         * unless the lines wanted are already complete. */
+        /* The first read is from offset 0: the kernel makes the file's
+         * text anew.  The next ones go on at the offset reached: a
+         * seq_file then hands out the rest of the records it had made,
+         * whole lines, and makes the following ones (each line is read
+         * once, though not all of them at the same instant: harmless for
+         * counters, whose deltas stay exact). */
+        f->len = 0;
         for (;;) {
-                ssize_t k = pread(f->fd, f->buf, f->cap, 0);
-                char *b;
+                size_t room = f->cap - f->len;
+                ssize_t k;
 
+                if (room == 0) {
+                        char *b;
+                        if (f->cap >= 64u << 20)
+                                return -EFBIG;
+                        b = realloc(f->buf, f->cap * 2);
+                        if (!b)
+                                return -ENOMEM;
+                        f->buf = b;
+                        f->cap *= 2;
+                        continue;
+                }
+                if (f->len == 0 && f->ask > 0 && f->ask < room)
+                        room = f->ask;
+                k = pread(f->fd, f->buf + f->len, room, (off_t)f->len);
                 if (k < 0)
                         return negative_errno();
-                f->len = (size_t)k;
-                if (f->len < f->cap)
+                if (k == 0)
                         return 0;
-                if (stop_prefix && past_prefix(f->buf, f->len, stop_prefix)) {
-                        while (f->len > 0 && f->buf[f->len - 1] != '\n')
-                                f->len--;
-                        return 0;
+                f->len += (size_t)k;
+                if (done) {
+                        size_t whole = f->len;
+                        while (whole > 0 && f->buf[whole - 1] != '\n')
+                                whole--;
+                        if (whole > 0 && done(f->buf, whole, userdata)) {
+                                f->len = whole;
+                                return 0;
+                        }
                 }
-                if (f->cap >= 64u << 20)
-                        return -EFBIG;
-                b = realloc(f->buf, f->cap * 2);
-                if (!b)
-                        return -ENOMEM;
-                f->buf = b;
-                f->cap *= 2;
         }
+}
+
+int procfile_read(struct procfile *f, const char *stop_prefix)
+{
+        return procfile_read_until(f, stop_prefix ? past_prefix : NULL, (void *)stop_prefix);
 }
 
 void procfile_close(struct procfile *f)

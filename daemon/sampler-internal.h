@@ -57,6 +57,10 @@ struct sampler {
         const char *vm_key[_M_MAX];
         int vm_metric[_M_MAX];
         size_t nvm;
+        struct kvset vm_set;                    /* vm_key[0..nvm), made ready */
+        size_t vm_want;                         /* how many of them the probe found */
+        struct kvset numa_set;                  /* the numastat keys */
+        size_t numa_want;
         uint64_t vm_prev[_M_MAX];
         bool vm_primed;
 
@@ -75,6 +79,8 @@ struct sampler {
 
         int nloc;
         int64_t *totals;                        /* [_M_MAX * nloc] */
+
+        struct tick_profile *profile;           /* SCALEMON_TICK_PROFILE=1 (sampler.c), else NULL */
 
         struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
         size_t capsorted;

@@ -84,6 +84,14 @@ static struct pressure_state *state_new(int ncpus)
 
 /* ---- psi ---- */
 
+/* A pressure file is "some ...\nfull ...\n": read no further than the
+ * full line (one read, with no second one to see the end of the file);
+ * a kernel without one (cpu, before 5.13) is read to the end. */
+static bool psi_done(const char *buf, size_t len, void *userdata)
+{
+        return (len > 5 && memcmp(buf, "full ", 5) == 0) || memmem(buf, len, "\nfull ", 6);
+}
+
 static int psi_probe(struct sampler *s, const bool *was_enabled, char **ret_err)
 {
         struct pressure_state *p = s->pressure;
@@ -149,7 +157,7 @@ static int psi_sample(struct sampler *s, struct tick *t, bool emit_ok)
                 found[i][0] = found[i][1] = false;
                 if (p->psi[i].fd < 0)
                         continue;
-                r = procfile_read(&p->psi[i], NULL);
+                r = procfile_read_until(&p->psi[i], psi_done, NULL);
                 if (r >= 0)
                         r = psi_parse(p->psi[i].buf, p->psi[i].len, totals[i], found[i]);
                 if (r < 0)

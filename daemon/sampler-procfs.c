@@ -56,7 +56,7 @@ static void procstat_close(struct sampler *s)
         procfile_close(&s->stat);
 }
 
-static void setup_vmstat_keys(struct sampler *s)
+static int setup_vmstat_keys(struct sampler *s)
 {
         s->nvm = 0;
         for (int m = 0; m < _M_MAX; m++)
@@ -66,6 +66,47 @@ static void setup_vmstat_keys(struct sampler *s)
                         s->nvm++;
                 }
         s->vm_primed = false;
+        s->vm_want = 0;
+        s->vmstat.ask = 0;
+        return kvset_init(&s->vm_set, s->vm_key, s->nvm);      /* -E2BIG: raise KVSET_MAX */
+}
+
+/* One keyed read of a "name value" file: the file is read until the lines
+ * of the `want` keys found by the probe are in (usually one read that
+ * ends there), and parsed once. */
+struct kv_read {
+        const struct kvset *set;
+        uint64_t *vals;
+        bool *found;
+        size_t want;
+        int r;                  /* kvset_parse()'s result on buf[0..parsed) */
+        size_t parsed, end;
+};
+
+static bool kv_done(const char *buf, size_t len, void *userdata)
+{
+        struct kv_read *x = userdata;
+
+        x->r = kvset_parse(x->set, buf, len, x->vals, x->found, &x->end);
+        x->parsed = len;
+        return x->r < 0 || (size_t)x->r >= x->want;
+}
+
+/* Returns the number of keys found, or a negative errno.  With
+ * learn_ask, the next read asks for about as much as held them. */
+static int kv_read(struct procfile *f, const struct kvset *set, size_t want, bool learn_ask, uint64_t *vals,
+                   bool *found)
+{
+        struct kv_read x = { .set = set, .vals = vals, .found = found, .want = want, .r = -1, .parsed = SIZE_MAX };
+        int r = procfile_read_until(f, kv_done, &x);
+
+        if (r < 0)
+                return r;
+        if (x.parsed != f->len)         /* the end of the file came first */
+                x.r = kvset_parse(set, f->buf, f->len, vals, found, &x.end);
+        if (learn_ask && x.r >= 0 && (size_t)x.r >= want && want > 0)
+                f->ask = (x.end + 256 + 63) & ~(size_t)63;     /* room for the values to grow */
+        return x.r;
 }
 
 /* Availability of the /proc/vmstat metrics, from one read. */
@@ -79,12 +120,17 @@ static int vmstat_probe(struct sampler *s, const bool *was_enabled, char **ret_e
         for (int m = 0; m < _M_MAX; m++)
                 if (metric_table[m].source == SRC_VMSTAT && s->enabled[m] && s->vmstat.fd < 0)
                         sampler_set_why(s, m, "cannot read %s/vmstat", s->procroot);
-        setup_vmstat_keys(s);
+        r = setup_vmstat_keys(s);
+        if (r < 0) {
+                if (asprintf(ret_err, "%zu /proc/vmstat metrics, more than KVSET_MAX", s->nvm) < 0)
+                        *ret_err = NULL;
+                return r;
+        }
         if (s->vmstat.fd < 0 || s->nvm == 0)
                 return 0;
-        r = procfile_read(&s->vmstat, NULL);
+        r = kv_read(&s->vmstat, &s->vm_set, s->nvm, false, vals, found);
         if (r >= 0)
-                r = kv_parse(s->vmstat.buf, s->vmstat.len, s->vm_key, s->nvm, vals, found);
+                s->vm_want = (size_t)r;
         for (size_t i = 0; i < s->nvm; i++) {
                 int m = s->vm_metric[i];
                 if (r < 0)
@@ -125,18 +171,20 @@ static int numastat_probe(struct sampler *s, const bool *was_enabled, char **ret
 
         clear_source(s, SRC_NUMASTAT);
         numa_keys(keys);
+        kvset_init(&s->numa_set, keys, NUMA_KEYS);     /* NUMA_KEYS <= KVSET_MAX */
         for (int n = 0; n < s->map.nnodes; n++) {
                 if (s->numa[n].fd < 0)
                         continue;
                 any_node = true;
-                r = procfile_read(&s->numa[n], NULL);
-                if (r >= 0)
-                        r = kv_parse(s->numa[n].buf, s->numa[n].len, keys, NUMA_KEYS, vals, found);
+                r = kv_read(&s->numa[n], &s->numa_set, NUMA_KEYS, false, vals, found);
                 if (r < 0)
                         continue;
                 for (int k = 0; k < NUMA_KEYS; k++)
                         key_found[k] |= found[k];
         }
+        s->numa_want = 0;
+        for (int k = 0; k < NUMA_KEYS; k++)
+                s->numa_want += key_found[k];
         for (int k = 0; k < NUMA_KEYS; k++) {
                 int m = numa_metrics[k];
                 if (!s->enabled[m])
@@ -224,9 +272,7 @@ static int sample_vmstat(struct sampler *s, struct tick *t, bool emit_ok)
 
         if (s->vmstat.fd < 0 || s->nvm == 0)
                 return 0;
-        r = procfile_read(&s->vmstat, NULL);
-        if (r >= 0)
-                r = kv_parse(s->vmstat.buf, s->vmstat.len, s->vm_key, s->nvm, vals, found);
+        r = kv_read(&s->vmstat, &s->vm_set, s->vm_want, true, vals, found);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < s->nvm; i++) {
@@ -246,19 +292,14 @@ static int sample_vmstat(struct sampler *s, struct tick *t, bool emit_ok)
 
 static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
 {
-        const char *keys[NUMA_KEYS];
         uint64_t vals[NUMA_KEYS];
         bool found[NUMA_KEYS];
         int r;
 
-        for (int k = 0; k < NUMA_KEYS; k++)
-                keys[k] = metric_table[numa_metrics[k]].key;
         for (int n = 0; n < s->map.nnodes; n++) {
                 if (s->numa[n].fd < 0)
                         continue;
-                r = procfile_read(&s->numa[n], NULL);
-                if (r >= 0)
-                        r = kv_parse(s->numa[n].buf, s->numa[n].len, keys, NUMA_KEYS, vals, found);
+                r = kv_read(&s->numa[n], &s->numa_set, s->numa_want, false, vals, found);
                 if (r < 0)
                         return r;
                 for (int k = 0; k < NUMA_KEYS; k++) {

@@ -3,7 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cpumap.h"
 #include "procfs.h"
@@ -147,6 +151,162 @@ static void test_vmstat(void)
         ok(kv("vmstat-no-final-newline.txt", keys, 4, v, f) == 0 && f[0] && v[0] == 7, "no final newline is fine");
 }
 
+static int kvs(const char *name, const char *const *keys, size_t n, uint64_t *vals, bool *found, size_t *end)
+{
+        struct kvset k;
+        size_t len;
+        char *buf = fixture(name, &len);
+        int r = kvset_init(&k, keys, n);
+
+        if (r >= 0)
+                r = kvset_parse(&k, buf, len, vals, found, end);
+        free(buf);
+        return r;
+}
+
+/* kvset_parse(): only the keys in use, the same values as kv_parse() */
+static void test_kvset(void)
+{
+        static const char *const keys[] = { "thp_fault_alloc", "thp_split_pmd", "numa_hint_faults", "no_such_key" };
+        static const char *const two[] = { "thp_fault_alloc", "thp_split_pmd" };
+        const char *many[KVSET_MAX + 1];
+        uint64_t v[4], w[4];
+        bool f[4], g[4];
+        struct kvset k;
+        size_t len, end;
+        char *buf;
+        int r;
+
+        for (size_t i = 0; i <= KVSET_MAX; i++)
+                many[i] = "k";
+        is_int(kvset_init(&k, many, KVSET_MAX + 1), -E2BIG, "kvset: more than KVSET_MAX keys refused");
+        is_int(kvset_init(&k, (const char *const[]){ "a", "" }, 2), -EINVAL, "kvset: an empty key refused");
+
+        is_int(kvs("vmstat.txt", keys, 4, v, f, &end), 3, "kvset: 3 of the 4 keys in this machine's /proc/vmstat");
+        is_int(kv("vmstat.txt", keys, 4, w, g), 0, "kv_parse on the same file");
+        ok(f[0] && f[1] && f[2] && !f[3] && v[0] == w[0] && v[1] == w[1] && v[2] == w[2],
+           "kvset: the same keys and values as kv_parse");
+        buf = fixture("vmstat.txt", &len);
+        {
+                const char *last = strstr(buf, "\nthp_split_pmd ");   /* the last of the three in the file */
+                const char *eol = last ? strchr(last + 1, '\n') : NULL;
+                ok(eol && end == (size_t)(eol + 1 - buf), "kvset: the end is just past the last wanted line");
+        }
+        free(buf);
+
+        /* the scan stops once all are found: what follows is not read */
+        {
+                static const char txt[] = "nr_free_pages 12\nthp_split_pmd 5\nthp_fault_alloc 7\ngarbage line here\n";
+                r = kvset_init(&k, two, 2);
+                ok(r == 0 && kvset_parse(&k, txt, sizeof txt - 1, v, f, &end) == 2 && v[0] == 7 && v[1] == 5 &&
+                   end == sizeof txt - 1 - strlen("garbage line here\n"),
+                   "kvset: keys in another order found, the scan stops after the last");
+        }
+        {
+                static const char txt[] = "bad line\nthp_split_pmdx 9\nthp_split 8\nthp_split_pmd 5\n";
+                ok(kvset_init(&k, two, 2) == 0 && kvset_parse(&k, txt, sizeof txt - 1, v, f, &end) == 1 &&
+                   !f[0] && f[1] && v[1] == 5, "kvset: other lines skipped unread, longer and shorter names not taken");
+        }
+        is_int(kvs("vmstat-missing-value.txt", keys, 4, v, f, NULL), -EINVAL, "kvset: wanted key without value refused");
+        is_int(kvs("vmstat-negative.txt", keys, 4, v, f, NULL), -EINVAL, "kvset: negative value refused");
+        is_int(kvs("vmstat-two-values.txt", keys, 4, v, f, NULL), -EINVAL, "kvset: two values refused");
+        ok(kvs("vmstat-no-final-newline.txt", keys, 4, v, f, NULL) == 1 && f[0] && v[0] == 7,
+           "kvset: no final newline is fine");
+        is_int(kvs("vmstat-no-final-newline.txt", (const char *const[]){ "nr_free_pages" }, 1, v, f, &end), 1,
+               "kvset: first line");
+        ok(v[0] == 12 && end == strlen("nr_free_pages 12\n"), "kvset: its value and end");
+}
+
+static bool has_key5(const char *buf, size_t len, void *userdata)
+{
+        return memmem(buf, len, "\nkey5 ", 6) != NULL;
+}
+
+static int write_lines(const char *path, int n)
+{
+        FILE *fp = fopen(path, "w");
+        int r;
+
+        if (!fp)
+                return -errno;
+        for (int i = 0; i < n; i++)
+                fprintf(fp, "key%d %d\n", i, i * 7);
+        r = ferror(fp) ? -EIO : 0;
+        if (fclose(fp) != 0)
+                r = -EIO;
+        return r;
+}
+
+/* procfile: the buffer grows with the file; reads go on past a short one;
+ * done() stops them; a /proc seq_file larger than a page is read whole */
+static void test_procfile(void)
+{
+        char path[] = "/tmp/scalemon-procfile.XXXXXX";
+        struct procfile f;
+        int fd = mkstemp(path), r;
+        size_t lines;
+
+        if (fd < 0) {
+                ok(0, "mkstemp: %s", strerror(errno));
+                return;
+        }
+        close(fd);
+        r = write_lines(path, 1000);            /* about 11 KB */
+        is_int(r, 0, "procfile: a file of 1000 lines");
+        is_int(procfile_open(&f, path), 0, "procfile_open");
+        r = procfile_read(&f, NULL);
+        lines = 0;
+        for (size_t i = 0; i < f.len; i++)
+                lines += f.buf[i] == '\n';
+        ok(r == 0 && lines == 1000 && f.cap >= f.len, "procfile: all 1000 lines, the buffer grown past 4096");
+        write_lines(path, 5000);                /* the file grows */
+        r = procfile_read(&f, NULL);
+        lines = 0;
+        for (size_t i = 0; i < f.len; i++)
+                lines += f.buf[i] == '\n';
+        ok(r == 0 && lines == 5000 && f.len >= 14 && memcmp(f.buf + f.len - 14, "key4999 34993\n", 14) == 0,
+           "procfile: the file grew, all 5000 lines read again");
+        write_lines(path, 3);                   /* and shrinks */
+        r = procfile_read(&f, NULL);
+        ok(r == 0 && f.len == strlen("key0 0\nkey1 7\nkey2 14\n") && memcmp(f.buf, "key0 0\n", 7) == 0,
+           "procfile: the file shrank: only what it holds now");
+        write_lines(path, 1000);
+        f.ask = 100;
+        r = procfile_read_until(&f, has_key5, NULL);
+        ok(r == 0 && f.len > 0 && f.len <= 100 && f.buf[f.len - 1] == '\n' && memmem(f.buf, f.len, "\nkey5 35\n", 9),
+           "procfile: done() stops at the complete lines holding what is wanted, within ask");
+        f.ask = 50;
+        r = procfile_read(&f, NULL);
+        lines = 0;
+        for (size_t i = 0; i < f.len; i++)
+                lines += f.buf[i] == '\n';
+        ok(r == 0 && lines == 1000, "procfile: a small ask, the reads go on to the end");
+        procfile_close(&f);
+        unlink(path);
+
+        /* /proc/kallsyms: a seq_file of short lines, megabytes long; one
+         * read() gives about a page of it, whatever the buffer's size */
+        if (procfile_open(&f, "/proc/kallsyms") < 0) {
+                ok(1, "# SKIP no /proc/kallsyms");
+                return;
+        }
+        r = procfile_read(&f, NULL);
+        {
+                FILE *fp = fopen("/proc/kallsyms", "r");
+                size_t want = 0, got = 0;
+                int c;
+                while (fp && (c = getc_unlocked(fp)) != EOF)
+                        want += c == '\n';
+                if (fp)
+                        fclose(fp);
+                for (size_t i = 0; r == 0 && i < f.len; i++)
+                        got += f.buf[i] == '\n';
+                ok(r == 0 && want > 1000 && got == want && f.len > 65536 && f.buf[f.len - 1] == '\n',
+                   "procfile: /proc/kallsyms read whole (%zu bytes, %zu lines, as stdio reads %zu)", f.len, got, want);
+        }
+        procfile_close(&f);
+}
+
 static void test_pressure(void)
 {
         static const char psi[] = "some avg10=95.38 avg60=94.02 avg300=64.59 total=2086036384\n"
@@ -182,6 +342,8 @@ int main(void)
         test_cpumap();
         test_procstat();
         test_vmstat();
+        test_kvset();
+        test_procfile();
         test_pressure();
         return tap_done();
 }
