@@ -33,8 +33,10 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # intervals in a row of a normal run (the shortest phase) hold, above
 # their median, a quarter of what the storm made in three.  Quiet: besides, no three
 # intervals in a row of page faults, context switches or lock contentions
-# in any run (the storm run away from its storm) at twice their median:
-# nothing else made a phase.  The storm run's lock checks are judged on a
+# in any run (the storm run away from its storm) above twice the other
+# runs' highest at the same offsets, or under half their lowest (explain's
+# own rule for a phase, on perf stat's counts): nothing else made a phase
+# in these counters (the others, numa_hit or psi, perf stat does not see).  The storm run's lock checks are judged on a
 # lock-clean attempt; "one phase in all", "no phase at all" and "a normal
 # run has no lock phase" (another session's lock burst is a real one) on a
 # quiet one; up to three attempts, each in a database of its own.
@@ -82,6 +84,30 @@ bg_stats() {
                       print m + 0 }' "$f")
         echo "$med $m3"
 }
+# bg_depart RUN SIB1 SIB2 EVENT [SKIP_FROM SKIP_TO]: explain's rule for a
+# phase, on perf stat's 100 ms counts with the runs aligned by interval:
+# three intervals in a row where RUN holds more than twice the siblings'
+# highest (or less than half their lowest) at the same offsets, with 6
+# counts of slack (explain's floor is 3 a tick).  Prints the first such
+# "+OFFSET: RUN_COUNT against LO-HI", or nothing.
+bg_depart() {
+        local lo=${5:--1} hi=${6:--1}
+        awk -F, -v e="$4" -v lo="$lo" -v hi="$hi" '
+                $4 == e { k = FILENAME == ARGV[1] ? 0 : FILENAME == ARGV[2] ? 1 : 2; n[k]++; v[k, n[k]] = int($2); t[k, n[k]] = $1 }
+                END {
+                        for (i = 3; i <= n[0] && i <= n[1] && i <= n[2]; i++) {
+                                x = 0; mx = 0; mn = 0; skip = 0
+                                for (j = i - 2; j <= i; j++) {
+                                        a = v[1, j]; b = v[2, j]
+                                        x += v[0, j]; mx += a > b ? a : b; mn += a < b ? a : b
+                                        skip += t[0, j] >= lo && t[0, j] <= hi
+                                }
+                                if (!skip && (x > 2 * mx + 6 || 2 * x + 6 < mn)) {
+                                        printf "+%.1fs: %d against %d-%d", t[0, i - 2] - 0.1, x, mn, mx; exit
+                                }
+                        }
+                }' "$TMP/bg-$1.csv" "$TMP/bg-$2.csv" "$TMP/bg-$3.csv"
+}
 lock_clean=no
 quiet=no
 chosen=
@@ -100,12 +126,15 @@ for a in 1 2 3; do
         if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ $((x1 - 3 * m1)) -le "$own4" ] && [ $((x3 - 3 * m3)) -le "$own4" ]; then
                 q=yes
                 for r in 1 2 3; do
+                        sibs=$(echo 1 2 3 | tr ' ' '\n' | grep -vx $r | sed "s/^/ex$a-r/" | tr '\n' ' ')
                         for ev in page-faults context-switches lock:contention_begin; do
-                                if [ $r = 2 ]; then read -r m x <<< "$(bg_stats ex$a-r$r $ev 1.5 4.7)"
-                                else read -r m x <<< "$(bg_stats ex$a-r$r $ev)"; fi
-                                if [ "$x" -gt $((6 * m + 6)) ]; then
+                                # the storm run away from its storm (which
+                                # moves context switches too)
+                                if [ $r = 2 ]; then d=$(bg_depart ex$a-r$r $sibs $ev 1.5 4.7)
+                                else d=$(bg_depart ex$a-r$r $sibs $ev); fi
+                                if [ -n "$d" ]; then
                                         q=no
-                                        diag "attempt $a: ex$a-r$r $ev: $x in 3 intervals in a row, median $m: something else ran"
+                                        diag "attempt $a: ex$a-r$r $ev from $d in 3 intervals: something else ran"
                                 fi
                         done
                 done
