@@ -9,6 +9,11 @@
  *
  * 2. Counters: each counter's rate over the whole run (its stored totals,
  *    exact at the run's boundaries) against the siblings' range [min, max].
+ *    Besides the machine's counters, where the runs had their own cgroup,
+ *    everything else's (interference): the machine's count minus the
+ *    cgroup's for counts that add up over tasks, and the busy CPU time
+ *    minus the cgroup's cpu.stat (cand_rate()); totals only, so they are
+ *    ranked here and not searched in time.
  *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
  *    below it, 0 inside; e is 1% of the largest of these rates (so a
  *    counter that is 0 in the siblings counts as at most ~100x) and at
@@ -51,8 +56,10 @@
  *    (cpu counter, node) pairs whose whole-run node rate lies outside the
  *    siblings' range there by two of the counter's spreads, the farthest
  *    NODE_PAIRS (a storm on one node of eight is under 2x machine-wide).
- *    Departures of different counters that overlap by at least half of the
- *    shorter are one phase, with the bounds of its strongest counter; each
+ *    Departures that overlap (by a bin or more, whichever way each
+ *    counter moved; transitively) are one phase, with the bounds of its
+ *    strongest counter, at the true offsets of its first and last ticks
+ *    (explain-time.c); each
  *    counter's ratio is the run's mean rate over the phase against the
  *    siblings' median at the same offsets (on its node, if found there).
  *    K, the number of series searched, adds 2 ln K to the penalty.  A run

@@ -58,9 +58,12 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # within a session, and among other sessions' builds the storm got a
 # fraction of a CPU, its two threads seldom on CPUs together, and the
 # rwsem (which counts a contention only when a writer stops spinning and
-# sleeps) some 100-500 contentions in 2 s; so, 15,000-35,000.  Its true
-# bounds are its own CLOCK_REALTIME times (--times), not the shell's
-# around perf stat.
+# sleeps) some 100-500 contentions in 2 s; so, 15,000-35,000.  Its threads
+# are pinned one per CPU and spin 0.3 s before the storm (--pin --warmup):
+# left to the scheduler, both shared a CPU for the first 0.4-1.1 s and the
+# storm made 10-30 contentions a tick, then 700-1,200 (its effective start
+# up to a second late).  Its true bounds are its own CLOCK_REALTIME times
+# (--times), not the shell's around perf stat.
 EVENTS=lock:contention_begin,page-faults,context-switches
 STORM_NICE=${STORM_NICE:--19}
 run_one() {     # run_one NAME STORM(0|1)
@@ -69,9 +72,10 @@ run_one() {     # run_one NAME STORM(0|1)
         t0=$(now_ns)
         perf stat -a -I 100 -x, -e "$EVENTS" -o "$TMP/bg-$name.csv" -- sleep 6 2>/dev/null &
         if [ "$storm" = 1 ]; then
-                ( sleep 2
+                ( sleep 1.7    # and 0.3 s of warm-up: the storm from +2 s
                   perf stat -x, -e lock:contention_begin -o "$TMP/own-$name.csv" -- \
-                        taskset -c "$scpus" "$WL/wl-mmapstorm" --session-nice "$STORM_NICE" --times 2 2 \
+                        taskset -c "$scpus" "$WL/wl-mmapstorm" --session-nice "$STORM_NICE" --pin --warmup 0.3 \
+                        --times 2 2 \
                         > "$TMP/storm-out-$name"
                   sed -n 's/^start_ns=\([0-9]*\) end_ns=\([0-9]*\)$/\1 \2/p' "$TMP/storm-out-$name" > "$TMP/storm-$name" ) &
         fi
