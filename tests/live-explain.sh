@@ -103,14 +103,17 @@ bg_stats() {
 # bg_depart RUN SIB1 SIB2 EVENT [SKIP_FROM SKIP_TO]: explain's rule for a
 # phase, on perf stat's 100 ms counts with the runs aligned by interval:
 # three intervals in a row where RUN holds more than twice the siblings'
-# highest (or less than half their lowest) at the same offsets, with 6
-# counts of slack (explain's floor is 3 a tick).  Prints the first such
+# highest (or less than half their lowest) at the same offsets, all
+# plus explain's floor e (1% of the 95th percentile of the three runs'
+# intervals, at least 3 counts an interval).  Prints the first such
 # "+OFFSET: RUN_COUNT against LO-HI", or nothing.
 bg_depart() {
         local lo=${5:--1} hi=${6:--1}
         awk -F, -v e="$4" -v lo="$lo" -v hi="$hi" '
-                $4 == e { k = FILENAME == ARGV[1] ? 0 : FILENAME == ARGV[2] ? 1 : 2; n[k]++; v[k, n[k]] = int($2); t[k, n[k]] = $1 }
+                $4 == e { k = FILENAME == ARGV[1] ? 0 : FILENAME == ARGV[2] ? 1 : 2; n[k]++; v[k, n[k]] = int($2); t[k, n[k]] = $1
+                          all[++na] = int($2) }
                 END {
+                        asort(all); f = all[int(0.95 * (na - 1)) + 1] * 0.01; f = f > 3 ? f : 3; f *= 3
                         for (i = 3; i <= n[0] && i <= n[1] && i <= n[2]; i++) {
                                 x = 0; mx = 0; mn = 0; skip = 0
                                 for (j = i - 2; j <= i; j++) {
@@ -118,7 +121,7 @@ bg_depart() {
                                         x += v[0, j]; mx += a > b ? a : b; mn += a < b ? a : b
                                         skip += t[0, j] >= lo && t[0, j] <= hi
                                 }
-                                if (!skip && (x > 2 * mx + 6 || 2 * x + 6 < mn)) {
+                                if (!skip && (x + f > 2 * (mx + f) || 2 * (x + f) < mn + f)) {
                                         printf "+%.1fs: %d against %d-%d", t[0, i - 2] - 0.1, x, mn, mx; exit
                                 }
                         }
