@@ -43,7 +43,9 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # process alone) at least quadruple the lock rate the normal runs saw (a
 # phase needs the run at twice the highest sibling), and no three 100 ms
 # intervals in a row of a normal run (the shortest phase) hold, above
-# their median, a quarter of what the storm made in three.  Quiet: besides, no three
+# their median, a quarter of what the storm made in three, and the storm run
+# has no other lock departure (explain's rule on perf stat's counts, below)
+# away from its storm.  Quiet: besides, no three
 # intervals in a row of page faults, context switches or lock contentions
 # in any run (the storm run away from its storm) above twice the other
 # runs' highest at the same offsets, or under half their lowest (explain's
@@ -142,7 +144,11 @@ for a in 1 2 3; do
         own=$(awk -F, '/lock:contention_begin/ { print int($1) }' "$TMP/own-ex$a-r2.csv")
         diag "attempt $a: round trips $s1, $s2 (storm), $s3; normal runs' 100 ms lock counts median, most in 3 in a row: $m1, $x1; $m3, $x3; the storm's own ${own:-?} in 2 s"
         own4=$(( ${own:-0} * 3 / 20 / 4 ))     # a quarter of what the storm made in 3 intervals
-        if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ $((x1 - 3 * m1)) -le "$own4" ] && [ $((x3 - 3 * m3)) -le "$own4" ]; then
+        # and no other lock departure in the storm run away from its storm
+        other=$(bg_depart ex$a-r2 ex$a-r1 ex$a-r3 lock:contention_begin 1.5 4.7)
+        [ -n "$other" ] && diag "attempt $a: ex$a-r2 lock:contention_begin from $other in 3 intervals, away from the storm"
+        if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ $((x1 - 3 * m1)) -le "$own4" ] && [ $((x3 - 3 * m3)) -le "$own4" ] &&
+           [ -z "$other" ]; then
                 q=yes
                 for r in 1 2 3; do
                         sibs=$(echo 1 2 3 | tr ' ' '\n' | grep -vx $r | sed "s/^/ex$a-r/" | tr '\n' ' ')
