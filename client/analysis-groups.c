@@ -184,6 +184,41 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                                 goto oom;
                         var_fill(&v[nv++], runs, idx, n, m, kind);
                 }
+        /* interference (issue 15): where runs had their own cgroup, what
+         * everything else on the machine did meanwhile: the busy CPU time
+         * minus the run's own, and each count the cgroup counted too
+         * minus its part (PSI is no sum over cgroups: left out) */
+        for (int m = -1; m < _M_MAX; m++) {
+                bool any = false;
+                if (m >= 0 && (metric_table[m].source == SRC_PSI || m == M_CPU_USER || m == M_CPU_SYSTEM))
+                        continue;
+                if (nv == cap) {
+                        struct var *p = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
+                        if (!p)
+                                goto oom;
+                        v = p;
+                }
+                v[nv].x = calloc(n + 1, sizeof *v[nv].x);
+                if (!v[nv].x)
+                        goto oom;
+                snprintf(v[nv].name, sizeof v[nv].name, "everything else: %s", m < 0 ? "cpu time" : metric_table[m].name);
+                for (size_t i = 0; i < n; i++) {
+                        const struct analysis_run *r = &runs[idx[i]];
+                        struct analysis_own_cpu oc;
+                        double o;
+                        v[nv].x[i] = NAN;
+                        if (!(r->dur > 0))
+                                continue;
+                        if (m < 0 ? analysis_own_cpu(r, &oc) && ((o = oc.others_s), true) : analysis_own_others(r, m, &o)) {
+                                v[nv].x[i] = o / r->dur;
+                                any = true;
+                        }
+                }
+                if (any)
+                        nv++;
+                else
+                        free(v[nv].x);
+        }
         /* lock wait hook: the share of CPU time waited for kernel locks */
         if (nv == cap) {
                 struct var *p = realloc(v, (cap + 1) * sizeof *v);

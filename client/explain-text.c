@@ -106,7 +106,7 @@ int explain_run_summary(const struct explain_run_result *res, char **ret)
                 fmt_ratio(exp(fabs(c->excess)), t1, sizeof t1);
                 strbuf_appendf(b, len, &o, "%s %s is %s %s their range (%.1f spreads)",
                                shown == 0 ? "," : shown + 1 == SUMMARY_TOP || i + 1 == res->ncounters ? ", and" : ",",
-                               metric_table[c->metric].name, t1, c->excess > 0 ? "above" : "below", fabs(c->score));
+                               c->name, t1, c->excess > 0 ? "above" : "below", fabs(c->score));
                 shown++;
         }
         if (shown == 0)
@@ -118,7 +118,7 @@ int explain_run_summary(const struct explain_run_result *res, char **ret)
                         strbuf_appendf(b, len, &o,
                                        " The lowest-scoring run has the %s %s, the highest-scoring the %s: %s across "
                                        "%zu of %zu runs (a hint from %zu runs, not a test).",
-                                       c->direction < 0 ? "most" : "least", metric_table[c->metric].name,
+                                       c->direction < 0 ? "most" : "least", c->name,
                                        c->direction < 0 ? "least" : "most",
                                        c->consistent ? "consistent" : "consistent only", c->agree, c->nruns, c->nruns);
                 if (res->ncpus && res->place_metric >= 0) {
@@ -168,7 +168,7 @@ void explain_run_brief(const struct explain_run_result *r, char *line1, size_t l
                 if (c->excess == 0 || fabs(c->score) < 1)
                         break;
                 fmt_ratio(exp(fabs(c->excess)), t, sizeof t);
-                strbuf_appendf(line1, len1, &o, "%s %s %s %s (%.1f spreads", shown ? "," : "", metric_table[c->metric].name, t,
+                strbuf_appendf(line1, len1, &o, "%s %s %s %s (%.1f spreads", shown ? "," : "", c->name, t,
                                c->excess > 0 ? "above" : "below", fabs(c->score));
                 if (c->consistent >= 0)
                         strbuf_appendf(line1, len1, &o, "; order %s %zu of %zu, a hint", c->consistent ? "consistent" : "holds in",
@@ -233,7 +233,7 @@ json_t *explain_run_json(const struct explain_run_result *r)
         }
         for (size_t i = 0; i < r->ncounters; i++) {
                 const struct explain_run_counter *c = &r->counters[i];
-                json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "metric", metric_table[c->metric].name, "run_rate",
+                json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "metric", c->key, "run_rate",
                                       json_number(c->run_rate), "siblings_min", json_number(c->sib_min), "siblings_max",
                                       json_number(c->sib_max), "score", json_real(c->score));
                 json_object_set_new(o, "consistent", c->consistent < 0 ? json_null() : json_boolean(c->consistent));
@@ -246,6 +246,7 @@ json_t *explain_run_json(const struct explain_run_result *r)
                         json_object_set_new(o, "direction", json_string(c->direction < 0 ? "more with a lower score"
                                                                                          : "more with a higher score"));
                 }
+                json_object_set_new(o, "part", json_string(c->part == EXPLAIN_MACHINE ? "machine" : "everything_else"));
                 json_object_set_new(o, "excess_ratio", json_real(exp(c->excess)));
                 json_object_set_new(o, "spread", json_real(c->spread));
                 json_object_set_new(o, "spread_from", json_string(c->spread_from));
@@ -393,7 +394,7 @@ static int print_tables(const struct explain_run_result *r)
                         snprintf(h, sizeof h, "%+.1f", x->score);
                         if (x->consistent >= 0)
                                 snprintf(cons, sizeof cons, "%zu of %zu", x->agree, x->nruns);
-                        table_row(tb, metric_table[x->metric].name, a, b, c, ps, g, h, cons);
+                        table_row(tb, x->name, a, b, c, ps, g, h, cons);
                 }
                 rc |= table_print(tb);
         }

@@ -42,7 +42,7 @@ struct window {
         int metric, node;       /* node -1: the machine */
         size_t a, b;            /* bins [a, b) */
         double mu;              /* mean ln excess */
-        bool used;
+        bool used, joined;
 };
 
 /* One counter's binned rates in each run: s[0] the run, s[1..] the
@@ -258,6 +258,8 @@ static int keep_series(const struct ex *e, struct explain_run_result *res, const
 
         for (size_t ci = 0; ci < res->ncounters && res->nseries < e->keep && res->nseries < EXPLAIN_KEEP_MAX; ci++) {
                 int m = (int)res->counters[ci].metric;
+                if (res->counters[ci].part != EXPLAIN_MACHINE)
+                        continue;       /* everything else's: totals only, no series */
                 struct explain_run_series *sr = &res->series[res->nseries];
                 double mean = 0;
                 size_t nm = 0, np = (B->nbins + f - 1) / f;
@@ -331,7 +333,7 @@ static void node_pairs(const struct ex *e, const struct explain_run_result *res,
 
         for (size_t ci = 0; ci < res->ncounters; ci++) {
                 int m = (int)res->counters[ci].metric;
-                if (metric_table[m].scope != SCOPE_CPU)
+                if (metric_table[m].scope != SCOPE_CPU || res->counters[ci].part != EXPLAIN_MACHINE)
                         continue;
                 for (int k = 0; k < N->nnodes; k++) {
                         double rate[EXPLAIN_MAX_AGAINST + 1], lo = INFINITY, hi = -INFINITY, eps, x;
@@ -384,7 +386,7 @@ int explain_time(struct ex *e, struct explain_run_result *res)
         size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1], nsearch;
         struct bins B = { 0 };
         struct nodebins N = { 0 };
-        _cleanup_free_ double *y = NULL, *all = NULL;
+        _cleanup_free_ double *y = NULL, *all = NULL, *off = NULL;
         _cleanup_free_ int *node_of = NULL;
         struct window *w = NULL;
         int64_t iv = 0;
@@ -444,7 +446,8 @@ int explain_time(struct ex *e, struct explain_run_result *res)
         for (int m = 0; m < _M_MAX; m++)
                 B.slot[m] = -1;
         for (size_t ci = 0; ci < res->ncounters; ci++)
-                B.slot[res->counters[ci].metric] = (int)ci;
+                if (res->counters[ci].part == EXPLAIN_MACHINE)
+                        B.slot[res->counters[ci].metric] = (int)ci;
         B.v = calloc(res->ncounters * nruns * nbins + 1, sizeof *B.v);
         y = calloc(nbins + 1, sizeof *y);
         all = calloc(nbins * nruns + 1, sizeof *all);
@@ -459,9 +462,24 @@ int explain_time(struct ex *e, struct explain_run_result *res)
                         goto out;
         }
         for (size_t ci = 0; ci < res->ncounters; ci++)
-                for (size_t j = 0; j < nruns; j++)
+                for (size_t j = 0; j < nruns && res->counters[ci].part == EXPLAIN_MACHINE; j++)
                         bin_series(&tv[j], (int)res->counters[ci].metric, nbins,
                                    B.v + ((size_t)B.slot[res->counters[ci].metric] * nruns + j) * nbins);
+        /* where each of the run's bins starts, in seconds since its start:
+         * the ticks tile time (each runs from the sample before it to its
+         * own) and the first starts at the run's start snapshot, so the
+         * sum of the lengths before a bin is the true offset of its first
+         * tick.  The grid label b * iv is not: the daemon's ticks are
+         * offset from the run's start by up to an interval, which put a
+         * phase's edges up to half a tick off the truth before the change
+         * point's own tick of resolution. */
+        off = calloc(nbins + 1, sizeof *off);
+        if (!off) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t t = 0; t < nbins; t++)
+                off[t + 1] = off[t] + (t < tv[0].n && tv[0].dur[t] > 0 ? (double)tv[0].dur[t] / 1e9 : (double)iv / 1e9);
 
         /* with several nodes, the strongest cpu counters per node too: a
          * storm on one node of eight is under 2x machine-wide */
@@ -497,10 +515,14 @@ int explain_time(struct ex *e, struct explain_run_result *res)
                 N.nnodes = 0;
 
         /* the departures: machine-wide for every counter, per node for a few */
-        nsearch = res->ncounters + N.npairs;
+        nsearch = N.npairs;
+        for (size_t ci = 0; ci < res->ncounters; ci++)
+                nsearch += res->counters[ci].part == EXPLAIN_MACHINE;
         for (size_t ci = 0; ci < res->ncounters; ci++) {
                 struct sset S;
                 int m = (int)res->counters[ci].metric;
+                if (res->counters[ci].part != EXPLAIN_MACHINE)
+                        continue;       /* totals only */
                 sset_machine(&B, m, &S);
                 r = find_windows(&S, m, -1, res->tick_s, 2 * log((double)nsearch), y, all, &w, &nw);
                 B.eps[m] = S.eps;
@@ -524,13 +546,21 @@ int explain_time(struct ex *e, struct explain_run_result *res)
         if (r < 0)
                 goto out;
 
-        /* windows into phases: strongest first, others join when they
-         * overlap it by half of the shorter; a counter once per phase */
+        /* windows into phases: strongest first; every other window that
+         * overlaps the phase (its bins so far, grown by each window that
+         * joins) is the same phase, whichever way it departs (the storm's
+         * lock counters up, the ping-pong's context switches down).  A storm
+         * moves counters that derive from one another (lock_contentions
+         * and its per-type parts, lock_wait_ns; psi_cpu_some_us from the
+         * tasks it keeps waiting; page_faults and page_faults_minor),
+         * whose change points fall a tick or two apart: one phase listing
+         * them, not one phase each.  Its bounds are its strongest
+         * window's; a counter once per phase. */
         if (nw)
                 qsort(w, nw, sizeof *w, cmp_window);
         for (size_t i = 0; i < nw; i++) {
                 struct explain_run_phase *p;
-                size_t a = w[i].a, b = w[i].b;
+                size_t a = w[i].a, b = w[i].b, ua = a, ub = b;
                 int place_m = -1;
                 double place_sign = 1;
 
@@ -545,14 +575,22 @@ int explain_time(struct ex *e, struct explain_run_result *res)
                 p = &res->phases[res->nphases++];
                 memset(p, 0, sizeof *p);
                 p->place_metric = -1;
-                p->start_s = (double)a * res->tick_s;
-                p->dur_s = (double)(b - a) * res->tick_s;
+                p->start_s = off[a];
+                p->dur_s = off[b] - off[a];
+                for (bool grew = true; grew;) {
+                        grew = false;
+                        for (size_t j = i + 1; j < nw; j++)
+                                if (!w[j].used && !w[j].joined && w[j].a < ub && w[j].b > ua) {
+                                        w[j].joined = true;
+                                        ua = w[j].a < ua ? w[j].a : ua;
+                                        ub = w[j].b > ub ? w[j].b : ub;
+                                        grew = true;
+                                }
+                }
                 for (size_t j = i; j < nw; j++) {
-                        size_t lo = w[j].a > a ? w[j].a : a, hi = w[j].b < b ? w[j].b : b,
-                               shorter = (w[j].b - w[j].a) < (b - a) ? (w[j].b - w[j].a) : (b - a);
                         bool dup = false;
                         struct sset S;
-                        if (w[j].used || hi <= lo || 2 * (hi - lo) < shorter)
+                        if (w[j].used || (j > i && !w[j].joined))
                                 continue;
                         w[j].used = true;
                         for (size_t q = 0; q < p->nm; q++)

