@@ -18,6 +18,9 @@ enum {
         STMT_META_SET,
         STMT_BEGIN,
         STMT_COMMIT,
+        STMT_RUN_END,                   /* store_run_finish(): once per run stop, */
+        STMT_RUN_SCORE,                 /* its scores, */
+        STMT_RUN_TOTAL,                 /* and its totals (some 140 rows) */
         _STMT_MAX,
 };
 

@@ -137,22 +137,33 @@ fail:
         return r;
 }
 
+/* A total's metric.id: the catalogue's, without a query; 0 (the caller
+ * then looks the name up in the metric table) for a name it does not know. */
+static int64_t total_metric_rowid(struct store *s, const char *name)
+{
+        int m = metric_id_by_name(name);
+        return m < 0 ? 0 : s->metric_rowid[m];
+}
+
+/* A run stop writes one row per total (per metric, CPU, node; some 140 on
+ * two CPUs): the statements are prepared once, like the tick's inserts. */
 int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
 {
-        sqlite3_stmt *st = NULL;
+        sqlite3_stmt *st;
         int r;
 
-        r = store_exec(s, "BEGIN IMMEDIATE");
+        r = store_begin(s);
         if (r < 0)
                 return r;
-        if (sqlite3_prepare_v2(s->db,
-                               "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
-                               "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9, voluntary_switches = ?10, "
-                               "involuntary_switches = ?11 WHERE id = ?1",
-                               -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run");
+        st = store_stmt(s, STMT_RUN_END,
+                        "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
+                        "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9, voluntary_switches = ?10, "
+                        "involuntary_switches = ?11 WHERE id = ?1");
+        if (!st) {
+                r = -EIO;
                 goto fail;
         }
+        sqlite3_clear_bindings(st);     /* the optional fields: NULL unless bound below */
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, re->status, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, re->end);
@@ -172,14 +183,13 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                 sqlite3_bind_int64(st, 11, re->involuntary_switches);
         }
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
-        sqlite3_finalize(st);
-        st = NULL;
+        sqlite3_reset(st);
         if (r < 0)
                 goto fail;
 
-        if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", -1,
-                               &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run_score");
+        st = store_stmt(s, STMT_RUN_SCORE, "INSERT OR REPLACE INTO run_score (run, key, value) VALUES (?1, ?2, ?3)");
+        if (!st) {
+                r = -EIO;
                 goto fail;
         }
         for (size_t i = 0; i < re->nscores && r == 0; i++) {
@@ -190,33 +200,35 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                         r = store_sqlite_error(s, "run_score");
                 sqlite3_reset(st);
         }
-        sqlite3_finalize(st);
-        st = NULL;
         if (r < 0)
                 goto fail;
 
-        if (sqlite3_prepare_v2(s->db,
-                               "INSERT OR REPLACE INTO run_total (run, metric, level, loc, value) "
-                               "VALUES (?1, (SELECT id FROM metric WHERE name = ?2), ?3, ?4, ?5)",
-                               -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run_total");
+        st = store_stmt(s, STMT_RUN_TOTAL,
+                        "INSERT OR REPLACE INTO run_total (run, metric, level, loc, value) "
+                        "VALUES (?1, coalesce(?6, (SELECT id FROM metric WHERE name = ?2)), ?3, ?4, ?5)");
+        if (!st) {
+                r = -EIO;
                 goto fail;
         }
         for (size_t i = 0; i < re->ntotals && r == 0; i++) {
                 const struct store_total *t = &re->totals[i];
+                int64_t rowid = total_metric_rowid(s, t->metric);
                 sqlite3_bind_int64(st, 1, id);
                 sqlite3_bind_text(st, 2, t->metric, -1, SQLITE_STATIC);
                 sqlite3_bind_text(st, 3, total_level_name(t->level), -1, SQLITE_STATIC);
                 sqlite3_bind_int(st, 4, t->loc);
                 sqlite3_bind_double(st, 5, t->value);
+                if (rowid > 0)
+                        sqlite3_bind_int64(st, 6, rowid);
+                else
+                        sqlite3_bind_null(st, 6);
                 if (sqlite3_step(st) != SQLITE_DONE)
                         r = store_sqlite_error(s, "run_total");
                 sqlite3_reset(st);
         }
-        sqlite3_finalize(st);
         if (r < 0)
                 goto fail;
-        r = store_exec(s, "COMMIT");
+        r = store_commit(s);
         if (r < 0)
                 goto fail;
         return 0;
