@@ -18,6 +18,11 @@ enum {
         STMT_META_SET,
         STMT_BEGIN,
         STMT_COMMIT,
+        STMT_RUN_END,                   /* store_run_finish(): once per run stop, */
+        STMT_RUN_SCORE,                 /* its scores, */
+        STMT_RUN_TOTAL_32,              /* and its totals (some 140 rows): 32 rows */
+        STMT_RUN_TOTAL_4,               /* a statement, then 4, then 1 */
+        STMT_RUN_TOTAL_1,
         _STMT_MAX,
 };
 

@@ -137,22 +137,80 @@ fail:
         return r;
 }
 
-int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
+/* A total's metric.id: the catalogue's, without a query; 0 (the caller
+ * then looks the name up in the metric table) for a name it does not know. */
+static int64_t total_metric_rowid(struct store *s, const char *name)
 {
-        sqlite3_stmt *st = NULL;
+        int m = metric_id_by_name(name);
+        return m < 0 ? 0 : s->metric_rowid[m];
+}
+
+/* Some of a run's totals, in one statement of 32, 4 or 1 rows (the
+ * largest that n fills): one statement per row cost a statement's set-up
+ * and its CHECK's IN list each time; *done is advanced by the rows put. */
+static int put_totals(struct store *s, int64_t id, const struct store_total *t, size_t n, size_t *done)
+{
+        static const struct {
+                int which;
+                size_t rows;
+        } sizes[] = { { STMT_RUN_TOTAL_32, 32 }, { STMT_RUN_TOTAL_4, 4 }, { STMT_RUN_TOTAL_1, 1 } };
+        char sql[8192] = "";
+        size_t len = 0, k = 0, rows;
+        sqlite3_stmt *st;
         int r;
 
-        r = store_exec(s, "BEGIN IMMEDIATE");
+        while (k < ELEMENTSOF(sizes) - 1 && sizes[k].rows > n)
+                k++;
+        rows = sizes[k].rows;
+        if (!s->stmt[sizes[k].which]) {        /* prepared once (store_stmt), written out once */
+                strbuf_appendf(sql, sizeof sql, &len,
+                               "INSERT OR REPLACE INTO run_total (run, metric, level, loc, value) VALUES ");
+                for (size_t j = 0; j < rows; j++)
+                        strbuf_appendf(sql, sizeof sql, &len,
+                                       "%s(?, coalesce(?, (SELECT id FROM metric WHERE name = ?)), ?, ?, ?)",
+                                       j ? ", " : "");
+        }
+        st = store_stmt(s, sizes[k].which, sql);
+        if (!st)
+                return -EIO;
+        for (size_t j = 0; j < rows; j++) {
+                int64_t rowid = total_metric_rowid(s, t[j].metric);
+                int p = (int)j * 6;
+                sqlite3_bind_int64(st, p + 1, id);
+                if (rowid > 0)
+                        sqlite3_bind_int64(st, p + 2, rowid);
+                else
+                        sqlite3_bind_null(st, p + 2);
+                sqlite3_bind_text(st, p + 3, t[j].metric, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, p + 4, total_level_name(t[j].level), -1, SQLITE_STATIC);
+                sqlite3_bind_int(st, p + 5, t[j].loc);
+                sqlite3_bind_double(st, p + 6, t[j].value);
+        }
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run_total");
+        sqlite3_reset(st);
+        *done += rows;
+        return r;
+}
+
+/* A run stop writes one row per total (per metric, CPU, node; some 140 on
+ * two CPUs): the statements are prepared once, like the tick's inserts. */
+int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        r = store_begin(s);
         if (r < 0)
                 return r;
-        if (sqlite3_prepare_v2(s->db,
-                               "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
-                               "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9, voluntary_switches = ?10, "
-                               "involuntary_switches = ?11 WHERE id = ?1",
-                               -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run");
+        st = store_stmt(s, STMT_RUN_END,
+                        "UPDATE run SET status = ?2, end = ?3, end_tick = ?4, exit_status = ?5, "
+                        "wall_s = ?6, user_s = ?7, sys_s = ?8, length_ns = ?9, voluntary_switches = ?10, "
+                        "involuntary_switches = ?11 WHERE id = ?1");
+        if (!st) {
+                r = -EIO;
                 goto fail;
         }
+        sqlite3_clear_bindings(st);     /* the optional fields: NULL unless bound below */
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, re->status, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, re->end);
@@ -172,14 +230,13 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                 sqlite3_bind_int64(st, 11, re->involuntary_switches);
         }
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run");
-        sqlite3_finalize(st);
-        st = NULL;
+        sqlite3_reset(st);
         if (r < 0)
                 goto fail;
 
-        if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_score (run, key, value) VALUES (?1, ?2, ?3)", -1,
-                               &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run_score");
+        st = store_stmt(s, STMT_RUN_SCORE, "INSERT OR REPLACE INTO run_score (run, key, value) VALUES (?1, ?2, ?3)");
+        if (!st) {
+                r = -EIO;
                 goto fail;
         }
         for (size_t i = 0; i < re->nscores && r == 0; i++) {
@@ -190,33 +247,14 @@ int store_run_finish(struct store *s, int64_t id, const struct run_end *re)
                         r = store_sqlite_error(s, "run_score");
                 sqlite3_reset(st);
         }
-        sqlite3_finalize(st);
-        st = NULL;
         if (r < 0)
                 goto fail;
 
-        if (sqlite3_prepare_v2(s->db,
-                               "INSERT OR REPLACE INTO run_total (run, metric, level, loc, value) "
-                               "VALUES (?1, (SELECT id FROM metric WHERE name = ?2), ?3, ?4, ?5)",
-                               -1, &st, NULL) != SQLITE_OK) {
-                r = store_sqlite_error(s, "run_total");
-                goto fail;
-        }
-        for (size_t i = 0; i < re->ntotals && r == 0; i++) {
-                const struct store_total *t = &re->totals[i];
-                sqlite3_bind_int64(st, 1, id);
-                sqlite3_bind_text(st, 2, t->metric, -1, SQLITE_STATIC);
-                sqlite3_bind_text(st, 3, total_level_name(t->level), -1, SQLITE_STATIC);
-                sqlite3_bind_int(st, 4, t->loc);
-                sqlite3_bind_double(st, 5, t->value);
-                if (sqlite3_step(st) != SQLITE_DONE)
-                        r = store_sqlite_error(s, "run_total");
-                sqlite3_reset(st);
-        }
-        sqlite3_finalize(st);
+        for (size_t i = 0; i < re->ntotals && r == 0;)
+                r = put_totals(s, id, re->totals + i, re->ntotals - i, &i);
         if (r < 0)
                 goto fail;
-        r = store_exec(s, "COMMIT");
+        r = store_commit(s);
         if (r < 0)
                 goto fail;
         return 0;

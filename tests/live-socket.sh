@@ -303,7 +303,16 @@ diag "ticks: $t0 before the flood, $t1 during, $t2 after"
 [ "$(sql "SELECT status FROM run WHERE name = 'during-flood'")" = done ]; ok $? "the run made during the flood is done"
 
 # --- slow loris; a steady client on one connection; a command longer than
-# the idle timeout under run exec; all at once ---
+# the idle timeout under run exec; and a client that never reads its
+# replies (checked further down); all at once, as each waits out the idle
+# timeout ---
+rss() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$DAEMON_PID/status"; }
+reply_bytes=$(client raw '{"cmd":"status"}' | wc -c)
+echo 5 > "/proc/$DAEMON_PID/clear_refs"          # VmHWM := VmRSS
+rss0=$(rss VmRSS)
+nreq=100000
+client noread $nreq "$TMP/noread.blocked" > "$TMP/noread.out" 2>&1 &
+noread_pid=$!
 client loris > "$TMP/loris.out" 2>&1 &
 loris_pid=$!
 client steady 4 $((IDLE_S * 6 / 10)) > "$TMP/steady.out" 2>&1 &
@@ -326,22 +335,8 @@ wait $exec_pid; rc=$?
 [ $rc = 0 ] && [ "$(sql "SELECT status FROM run WHERE name = 'longer-than-idle'")" = done ]
 ok $? "run exec of a command longer than the idle timeout: exit $rc, run done ($(cat "$TMP/exec.out"))"
 
-# --- a line that never ends ---
-out=$(client endless); diag "endless line: ${out:0:200}"
-echo "$out" | grep -q "closed=1 reply={\"ok\":false,\"error\":\"request longer than $MAX_LINE bytes; closing the connection\"}$"
-ok $? "endless line: one error line, then closed"
-sent=$(echo "$out" | sed -n 's/^sent=\([0-9]*\) .*/\1/p')
-[ "${sent:-0}" -ge $MAX_LINE ] && [ "${sent:-0}" -lt $((64 * 1024 * 1024)) ]
-ok $? "the daemon stopped taking it ($sent bytes sent of 64 MiB)"
-out=$(client raw '{"cmd":"status"}'); echo "$out" | grep -q '"ok":true'; ok $? "daemon still answers"
-
-# --- requests whose replies are never read ---
-rss() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$DAEMON_PID/status"; }
-reply_bytes=$(client raw '{"cmd":"status"}' | wc -c)
-echo 5 > "/proc/$DAEMON_PID/clear_refs"          # VmHWM := VmRSS
-rss0=$(rss VmRSS)
-nreq=100000
-out=$(client noread $nreq "$TMP/noread.blocked"); diag "never reads: $out"
+# --- requests whose replies are never read (started with the loris) ---
+wait $noread_pid; out=$(cat "$TMP/noread.out"); diag "never reads: $out"
 sent=$(cat "$TMP/noread.blocked")
 hwm=$(rss VmHWM)
 diag "status reply $reply_bytes bytes; VmRSS before ${rss0} kB, VmHWM after ${hwm} kB; $sent requests sent"
@@ -353,6 +348,15 @@ grep -q "control: pid [0-9]* (uid 0) does not read its replies" "$TMP/daemon.log
         grep -q "control: closing the connection of pid [0-9]* (uid 0): [0-9]* bytes of replies unread for ${IDLE_S}s" "$TMP/daemon.log"
 ok $? "logged when held and when closed"
 [ "$(reachable)" = "$DAEMON_PID" ]; ok $? "scalemonctl status still reaches the daemon"
+
+# --- a line that never ends ---
+out=$(client endless); diag "endless line: ${out:0:200}"
+echo "$out" | grep -q "closed=1 reply={\"ok\":false,\"error\":\"request longer than $MAX_LINE bytes; closing the connection\"}$"
+ok $? "endless line: one error line, then closed"
+sent=$(echo "$out" | sed -n 's/^sent=\([0-9]*\) .*/\1/p')
+[ "${sent:-0}" -ge $MAX_LINE ] && [ "${sent:-0}" -lt $((64 * 1024 * 1024)) ]
+ok $? "the daemon stopped taking it ($sent bytes sent of 64 MiB)"
+out=$(client raw '{"cmd":"status"}'); echo "$out" | grep -q '"ok":true'; ok $? "daemon still answers"
 
 stop_daemon; ok $? "daemon stops cleanly (exit 0)"
 

@@ -6,8 +6,10 @@
  * socket, open and close runs named PREFIX-CLIENT-N (a run-start, then a
  * run-stop with the score n = N), paced on an absolute schedule so that
  * together they ask for PAIRS_PER_S pairs a second; a client that falls
- * behind goes as fast as the daemon answers.  Prints one line per client
- * with the runs it completed, then a summary:
+ * behind goes as fast as the daemon answers.  No pair is begun after
+ * SECONDS (one under way is finished), so the load lasts SECONDS plus at
+ * most a pair however slowly the daemon answers.  Prints one line per
+ * client with the runs it completed, then a summary:
  *
  *   pairs N errors E seconds S rate R p50_ms A p99_ms B max_ms C
  *
@@ -112,7 +114,7 @@ static void *run_client(void *arg)
 
         for (long n = 0;; n++) {
                 int64_t due = start + (int64_t)((double)n * c->period_ns);
-                if (due >= end)
+                if (due >= end || now_ns() >= end)      /* the schedule's end, or the time's */
                         break;
                 if (due > now_ns()) {
                         struct timespec ts = { .tv_sec = due / 1000000000, .tv_nsec = due % 1000000000 };
