@@ -586,7 +586,11 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = -ENOMEM;
                 goto fail;
         }
-        r = store_open(m->conf.database, STORE_WRITE, &m->store, ret_err);
+        /* issue 19 (h-cost-disk): a new database's page size from the CPU count */
+        r = store_open_sized(m->conf.database,
+                             store_page_size_for(opts->simulate_cpus ? opts->simulate_cpus
+                                                                     : (int)sysconf(_SC_NPROCESSORS_CONF)),
+                             &m->store, ret_err);
         if (r < 0) {
                 db_created = false;
                 goto fail;
