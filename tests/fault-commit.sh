@@ -57,21 +57,27 @@ out=$("$SCALEMOND" --commit-interval soon --check-config 2>&1); rc=$?
 start_daemon --config "$CONF"
 t_start=$(now_ns)
 
-# 1. commits every 3 s, not every tick; status is live meanwhile
+# 1. commits every 3 s, not every tick; status is live meanwhile (the
+# loop's pace is the machine's: sqlite3 and python3 start each time)
 : >"$TMP/seen"
-for i in $(seq 32); do
-        echo "$(now_ns) $(last_end) $(status_sampled)" >>"$TMP/seen"
-        sleep 0.25
+t0=$(now_ns)
+while [ $(($(now_ns) - t0)) -lt 9000000000 ]; do
+        e=$(last_end); st=$(status_sampled); echo "$(now_ns) $e ${st:-0}" >>"$TMP/seen"
+        sleep 0.1
 done
-read -r commits lagmax stmax < <(awk '$2 > 0 { if ($2 != prev) n++; prev = $2
-                                               lag = $1 - $2; if (lag > lm) lm = lag
-                                               s = $1 - $3; if (s > sm) sm = s }
-                                     END { print n, lm, sm }' "$TMP/seen")
-diag "8 s at 100 ms: $commits distinct database ends, lag at most $((lagmax / 1000000)) ms, status at most $((stmax / 1000000)) ms behind"
-[ "$commits" -ge 2 ] && [ "$commits" -le 4 ]; ok $? "the database advances in commits every 3 s ($commits in 8 s, not 80)"
+span=$(( ($(now_ns) - t0) / 1000000 ))
+read -r commits lagmax stmax < <(awk 'BEGIN { lm = 0; sm = 0 }
+                                     $2 > 0 { if ($2 != prev) n++; prev = $2
+                                              lag = $1 - $2; if (lag > lm) lm = lag
+                                              s = $1 - $3; if (s > sm) sm = s }
+                                     END { print n + 0, lm, sm }' "$TMP/seen")
+diag "$span ms at 100 ms: $commits distinct database ends in $(wc -l < "$TMP/seen") looks, lag at most $((lagmax / 1000000)) ms, status at most $((stmax / 1000000)) ms behind"
+[ "$commits" -ge 2 ] && [ "$commits" -le $((span / 3000 + 2)) ]
+ok $? "the database advances in commits every 3 s ($commits in $span ms, not one a tick)"
 [ "$lagmax" -ge 2000000000 ] && [ "$lagmax" -le $((3000000000 + 100000000 + SLACK)) ]
 ok $? "it lags by up to commit_interval, no more ($((lagmax / 1000000)) ms)"
-[ "$stmax" -le $((100000000 + SLACK)) ]; ok $? "status's sampled_at is the newest tick, held or not ($((stmax / 1000000)) ms behind)"
+[ "$(awk '$3 == 0' "$TMP/seen" | wc -l)" = 0 ] && [ "$stmax" -le $((100000000 + SLACK)) ]
+ok $? "status's sampled_at is the newest tick, held or not ($((stmax / 1000000)) ms behind at most)"
 
 # 2. run boundaries are written at once
 t0=$(now_ns)
@@ -87,8 +93,8 @@ ctl run stop a >/dev/null; ok $? "run a stops"
 ok $? "its stop and totals are in the database at once"
 
 # 3. kill -9 two seconds after a boundary (a commit)
-ctl run start b >/dev/null; ok $? "run b starts (a commit)"
 t_b=$(now_ns)
+ctl run start b >/dev/null; ok $? "run b starts (a commit)"
 sleep 2
 t_kill=$(now_ns)
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=
