@@ -357,12 +357,14 @@ static int open_store(const char *path, enum store_mode mode, int new_page_size,
                  * a minute of heavy writing (runs started and stopped by
                  * the thousand) took seconds to copy and held up
                  * sampling.
-                 * 16 KiB pages, for a new database only (an existing one
-                 * keeps its size: changing it means a VACUUM out of WAL
-                 * mode): a cpu_sample row keeps up to ~4 KB in its b-tree
-                 * page, where 4 KiB pages keep ~1 KB and put the rest of a
-                 * 1024-CPU blob on an overflow page of its own, three
-                 * times the bytes (schema 0004). */
+                 * The page size (new_page_size, STORE_PAGE_SMALL or
+                 * _LARGE above) applies to a new database only (an
+                 * existing one keeps its size: changing it means a VACUUM
+                 * out of WAL mode): a cpu_sample row keeps up to ~4 KB in
+                 * a 16 KiB page, where 4 KiB pages keep ~1 KB and put the
+                 * rest of a 1024-CPU blob on an overflow page of its own,
+                 * three times the bytes (schema 0004); but every commit
+                 * writes the pages it touches whole (issue 19). */
                 int page_size = 0;
                 char ckpt[64], pragmas[160];
 
