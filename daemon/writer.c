@@ -418,7 +418,7 @@ void writer_tick_done(struct writer *w, int64_t interval_ns)
         int64_t every = w->conf->commit_interval_ns;
 
         if (w->last_flush_err || w->wal_held)
-                every = MIN(every, RETRY_EVERY_NS);
+                every = RETRY_EVERY_NS;
         if (every <= interval_ns || w->flush_now ||
             w->backlog_bytes >= MIN(FLUSH_HELD_MAX, w->conf->backlog_limit / 4) ||
             now_monotonic_ns() - w->last_flush_mono >= every)

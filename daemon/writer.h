@@ -48,7 +48,8 @@ int writer_flush(struct writer *w, bool force);
 /* After a tick: flush if commit_interval has passed since the last flush
  * (or the interval is that long or longer), if the intervals held reach
  * FLUSH_HELD_MAX or a quarter of backlog_limit, or if one carries events.
- * While writes fail or are held, a retry every second. */
+ * While writes fail or are held, a retry every second, whatever
+ * commit_interval says. */
 void writer_tick_done(struct writer *w, int64_t interval_ns);
 /* A sample written at once: a run's boundary.  Requests within a
  * millisecond of the last boundary, with no tick since, share its tick. */
