@@ -10,8 +10,9 @@
 #    is never written).  After a warm-up (BENCH_BYTES_WARMUP, 10 s) it
 #    reads the process's write_bytes (/proc/PID/io: pages it dirtied, the
 #    write-ahead log and checkpoints included) and the database's bytes in
-#    use ((page_count - freelist_count) * page_size), again after
-#    BENCH_BYTES_WINDOW (420 s), and prints both per hour.  Start-up
+#    use ((page_count - freelist_count) * page_size) at its next commit,
+#    again at its first commit after BENCH_BYTES_WINDOW (420 s), and
+#    prints both per hour.  Start-up
 #    (exec to the end of the warm-up) is its own figure.  Rounds:
 #    BENCH_BYTES_ROUNDS (2); min/median/max across them.  PASS/MISS at 1 s
 #    on this machine's CPUs: write_bytes per hour at most pmlogger's at
@@ -23,9 +24,8 @@
 #    BENCH_BYTES_DAEMON: another scalemond binary (a before/after).
 #    BENCH_BYTES_CASES: the cases, "INTERVAL:CPUS ..." (CPUS 0: this
 #    machine's own), default "1s:0 100ms:0 1s:256 100ms:256 1s:1024".
-#    The growth is read from what is committed: with a commit_interval
-#    the window should be several of them (the default, 420 s, is three
-#    and a half of the default 2 minutes).
+#    The growth is read from what is committed, so each case's window
+#    runs from one of its commits to another.
 #
 # 2. Kept.  The bytes per stored value and per CPU-hour of the first
 #    round's 1 s recording (or of DB, a copy: its log is checkpointed into
@@ -89,7 +89,31 @@ EOF
         pids+=("$pm_pid")
 }
 
-declare -A WR STU GR RATIO
+declare -A WR STU GR RATIO XW XU XT
+lasttick() { sqlite3 -readonly "$1" "SELECT coalesce(max(id), 0) FROM tick" 2>/dev/null || echo 0; }
+# Each case's write_bytes, bytes in use and time at its first commit from
+# now (into XW, XU, XT): the window runs from one commit to another, so
+# the database's growth is whole commits' (a window that caught three of
+# one run's 2-minute commits and four of another's differed by a third).
+# At most 200 s of waiting; a case that has not committed by then is read
+# as it is.
+at_commits() {
+        local -A seen=() got=()
+        local c d left i
+        for c in $CASES; do seen[$c]=$(lasttick "$rd/${c%%:*}-${c##*:}/db"); done
+        left=$(echo $CASES | wc -w)
+        for i in $(seq 400); do
+                [ "$left" -gt 0 ] || break
+                sleep 0.5
+                for c in $CASES; do
+                        [ -z "${got[$c]:-}" ] || continue
+                        d=$rd/${c%%:*}-${c##*:}
+                        [ "$(lasttick "$d/db")" != "${seen[$c]}" ] || [ "$i" = 400 ] || continue
+                        got[$c]=1; left=$((left - 1))
+                        XW[$c]=$(wbytes "${P[$c]}"); XU[$c]=$(dbused "$d/db"); XT[$c]=$(date +%s.%N)
+                done
+        done
+}
 n_machine=$(nproc)
 if [ $# -ge 1 ]; then
         src=$1
@@ -98,7 +122,7 @@ if [ $# -ge 1 ]; then
 else
         [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
                 { echo "bench-bytes: needs root (or perf_event_paranoid <= 0) for per-CPU perf events"; exit 0; }
-        printf 'bench-bytes: bytes written (write_bytes of /proc/PID/io) and kept, per hour, %s s after a %s s warm-up, %s round(s), all cases side by side\n' \
+        printf 'bench-bytes: bytes written (write_bytes of /proc/PID/io) and kept, per hour, over %s s or a little more (from a commit to a commit) after a %s s warm-up, %s round(s), all cases side by side\n' \
                 "$W" "$WARM" "$ROUNDS"
         [ -n "${BENCH_BYTES_CONF:-}" ] && printf '  extra settings: %s\n' "$(echo "$BENCH_BYTES_CONF" | tr '\n' ';')"
         [ -n "${BENCH_BYTES_DAEMON:-}" ] && printf '  daemon: %s\n' "$DAEMON"
@@ -122,21 +146,18 @@ else
                 pm_w0=0
                 sleep "$WARM"
                 [ -n "$pm_pid" ] && pm_w0=$(wbytes "$pm_pid")
-                for c in $CASES; do
-                        d=$rd/${c%%:*}-${c##*:}
-                        W0[$c]=$(wbytes "${P[$c]}")
-                        U0[$c]=$(dbused "$d/db")
-                        T0[$c]=$(date +%s.%N)
-                done
+                at_commits
+                for c in $CASES; do W0[$c]=${XW[$c]}; U0[$c]=${XU[$c]}; T0[$c]=${XT[$c]}; done
                 sleep "$W"
                 if [ -n "$pm_pid" ]; then
                         pm_w1=$(wbytes "$pm_pid")
                         echo "$pm_w0 $pm_w1" | awk -v w="$W" '{ printf "%.3f\n", ($2 - $1) / w * 3600 / 1e6 }' >> "$tmp/pm"
                         kill -TERM "$pm_pid" 2>/dev/null; wait "$pm_pid" 2>/dev/null
                 fi
+                at_commits
                 for c in $CASES; do
                         d=$rd/${c%%:*}-${c##*:}
-                        w1=$(wbytes "${P[$c]}"); u1=$(dbused "$d/db"); t1=$(date +%s.%N)
+                        w1=${XW[$c]}; u1=${XU[$c]}; t1=${XT[$c]}
                         read -r wr gr st ratio < <(awk -v w0="${W0[$c]}" -v w1="$w1" -v u0="${U0[$c]}" -v u1="$u1" \
                                 -v t0="${T0[$c]}" -v t1="$t1" 'BEGIN {
                                 h = (t1 - t0) / 3600
