@@ -163,9 +163,10 @@ sd scalemonctl --format json status | jpy '[r["name"] for r in d["open_runs"]]' 
 ok $? "the open run survived the reload"
 
 # --- a broken configuration on reload is refused ---
+# line 4, after the comment, commit_interval and interval
 printf 'metrics = context_switches, no_such_metric\n' | sd sh -c "cat >> $CONF"
 sd systemctl reload scalemon.service; ok $? "systemctl reload with a broken configuration"
-sd_poll 10 journal_has "reload refused, keeping the running configuration: $CONF:3: "
+sd_poll 10 journal_has "reload refused, keeping the running configuration: $CONF:4: "
 ok $? "journal names file:line: $(journal | grep 'reload refused')"
 [ "$(sd systemctl is-active scalemon.service)" = active ] && [ "$(show MainPID)" = "$pid" ]
 ok $? "still active, same process"
