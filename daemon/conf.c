@@ -31,6 +31,7 @@ void conf_defaults(struct conf *c)
         c->retain_rollup_ns = CONF_DEFAULT_RETAIN;
         c->backlog_limit = CONF_DEFAULT_BACKLOG;
         c->wal_limit = CONF_DEFAULT_WAL;
+        c->commit_interval_ns = CONF_DEFAULT_COMMIT;
         for (int m = 0; m < _M_MAX; m++)
                 c->enabled[m] = true;
 }
@@ -268,6 +269,25 @@ static int set_wal_limit(struct parse_state *st, const char *value, char **ret_e
         return set_limit("wal_limit", &st->c.wal_limit, value, ret_err);
 }
 
+/* 0 commits every tick; a crash loses at most this much of samples */
+static int set_commit_interval(struct parse_state *st, const char *value, char **ret_err)
+{
+        int64_t ns;
+        char hi[16];
+
+        if (duration_parse(value, &ns) < 0) {
+                why(ret_err, "commit_interval '%s' is not a duration (%s)", value, DURATION_FORMS);
+                return -EINVAL;
+        }
+        if (ns < 0 || ns > CONF_MAX_COMMIT) {
+                duration_format(CONF_MAX_COMMIT, hi, sizeof hi);
+                why(ret_err, "commit_interval %s is out of range (0..%s; 0 commits every tick)", value, hi);
+                return -ERANGE;
+        }
+        st->c.commit_interval_ns = ns;
+        return 0;
+}
+
 static int set_max_db_size(struct parse_state *st, const char *value, char **ret_err)
 {
         int64_t v;
@@ -359,6 +379,7 @@ static const struct {
         { "max_db_size",     set_max_db_size },
         { "backlog_limit",   set_backlog_limit },
         { "wal_limit",       set_wal_limit },
+        { "commit_interval", set_commit_interval },
         { "metrics",         set_metrics },
         { "exclude",         set_exclude },
 };
@@ -444,8 +465,8 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
                         conf_free(&st.c);
                         return fail(ret_err, fname, line,
                                     "unknown key '%s' (known: interval, database, socket, control_group, retain_raw, "
-                                    "rollup_interval, retain_rollup, max_db_size, backlog_limit, wal_limit, metrics, "
-                                    "exclude)",
+                                    "rollup_interval, retain_rollup, max_db_size, backlog_limit, wal_limit, commit_interval, "
+                                    "metrics, exclude)",
                                     key);
                 }
                 if (seen[i]) {
@@ -589,6 +610,8 @@ int conf_read(const struct conf_source *src, struct conf *c, char **ret_err)
                 return r;
         if (src->interval_ns > 0)
                 c->interval_ns = src->interval_ns;
+        if (src->commit_interval_set)
+                c->commit_interval_ns = src->commit_interval_ns;
         r = override_path(&c->database, src->database);
         if (r >= 0)
                 r = override_path(&c->socket, src->socket);

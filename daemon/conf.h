@@ -24,6 +24,8 @@
 #define CONF_DEFAULT_BACKLOG  (64LL << 20)
 #define CONF_DEFAULT_WAL      (64LL << 20)
 #define CONF_MIN_LIMIT        (64LL << 10)
+#define CONF_DEFAULT_COMMIT   (120LL * 1000 * 1000 * 1000)
+#define CONF_MAX_COMMIT       (3600LL * 1000 * 1000 * 1000)
 
 struct conf {
         int64_t interval_ns;
@@ -36,6 +38,7 @@ struct conf {
         int64_t max_db_size;            /* bytes in use past which the oldest go; 0: no cap */
         int64_t backlog_limit;          /* bytes of unwritten intervals held in memory */
         int64_t wal_limit;              /* bytes the write-ahead log may reach */
+        int64_t commit_interval_ns;     /* samples are committed at least this often (0: every tick) */
         bool enabled[_M_MAX];
 };
 
@@ -58,6 +61,8 @@ struct conf_source {
         char *path;                     /* the file */
         bool missing_ok;                /* the default path: a missing file leaves the defaults */
         int64_t interval_ns;            /* --interval, or 0 */
+        int64_t commit_interval_ns;     /* --commit-interval, if commit_interval_set */
+        bool commit_interval_set;
         char *database;                 /* --db, or NULL */
         char *socket;                   /* --socket, or NULL */
 };

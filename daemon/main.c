@@ -28,6 +28,8 @@ static void help(void)
                "  --db PATH         database (default %s)\n"
                "  --socket PATH     control socket (default %s)\n"
                "  --interval DUR    sampling interval, 10ms..60s (default 1s)\n"
+               "  --commit-interval DUR  commit samples to the database at least this often,\n"
+               "                    0..1h (default 2m; 0: every tick)\n"
                "  --foreground      stay in the foreground and log to stderr\n"
                "  --check-config    check the configuration and exit: 0 if good\n"
                "  --simulate-cpus N for benchmarks and tests only: sample N simulated CPUs\n"
@@ -109,12 +111,13 @@ static int daemonize(int *ret_ready_fd)
 static int parse_args(int argc, char **argv, struct manager_options *mo, bool *foreground, bool *check)
 {
         enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP,
-               OPT_SIMULATE };
+               OPT_SIMULATE, OPT_COMMIT };
         static const struct option options[] = {
                 { "config", required_argument, NULL, OPT_CONFIG },
                 { "db", required_argument, NULL, OPT_DB },
                 { "socket", required_argument, NULL, OPT_SOCKET },
                 { "interval", required_argument, NULL, OPT_INTERVAL },
+                { "commit-interval", required_argument, NULL, OPT_COMMIT },
                 { "foreground", no_argument, NULL, OPT_FOREGROUND },
                 { "check-config", no_argument, NULL, OPT_CHECK },
                 { "simulate-cpus", required_argument, NULL, OPT_SIMULATE },
@@ -162,6 +165,17 @@ static int parse_args(int argc, char **argv, struct manager_options *mo, bool *f
                                 return 2;
                         }
                         src->interval_ns = ns;
+                        break;
+                }
+                case OPT_COMMIT: {
+                        int64_t ns;
+                        if (duration_parse(optarg, &ns) < 0 || ns > CONF_MAX_COMMIT) {
+                                fprintf(stderr, "scalemond: --commit-interval %s: not a duration of 0..1h; use %s\n",
+                                        optarg, DURATION_FORMS);
+                                return 2;
+                        }
+                        src->commit_interval_ns = ns;
+                        src->commit_interval_set = true;
                         break;
                 }
                 case OPT_SIMULATE: {

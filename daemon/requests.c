@@ -90,7 +90,10 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
         char t[40] = "";
 
         (void)req, (void)fd, (void)peer, (void)ret_err;
-        if (store_last_tick(st, &last_tick, &last_end) == 0)
+        /* the newest interval sampled: committed, or still held until the
+         * next commit (commit_interval) */
+        bool have = store_last_tick(st, &last_tick, &last_end) == 0;
+        if (writer_last_sampled(manager_writer(m), &last_end) || have)
                 time_format_rfc3339(last_end, t, sizeof t);
         retain_sched_stats(manager_retain(m), &rst);
         held = writer_backlog(manager_writer(m), &held_bytes);

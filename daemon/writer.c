@@ -1,7 +1,14 @@
 /* writer.c - the batch writer.
  *
- * Samples are held in memory and written in one transaction per flush, at
- * least once a second.  While writes fail, or a reader pins the write-ahead
+ * Samples are held in memory and written in one transaction per flush,
+ * every commit_interval (scalemon.conf; every tick when the interval is
+ * that long or longer): each commit rewrites the b-tree pages it touches
+ * into the write-ahead log, and at 1 s committing every tick wrote a
+ * hundred times the bytes the database kept (issue 19).  A flush comes
+ * sooner when the intervals held reach FLUSH_HELD_MAX (or a quarter of
+ * backlog_limit), and at once for a tick that carries events.  A crash
+ * (kill -9, power) loses at most the intervals sampled since the last
+ * commit: commit_interval's worth.  While writes fail, or a reader pins the write-ahead
  * log at wal_limit, the intervals stay in memory (compacted) up to
  * backlog_limit; past it the oldest go, and the span lost is written as a
  * gap row with the next batch.  A run boundary is a snapshot: a sample
@@ -19,7 +26,8 @@
 #include "timeutil.h"
 #include "writer.h"
 
-#define FLUSH_EVERY_NS     NSEC_PER_SEC
+#define RETRY_EVERY_NS     NSEC_PER_SEC     /* while writes fail or are held */
+#define FLUSH_HELD_MAX     (8LL << 20)      /* bytes held that bring the commit forward */
 #define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
 
 struct writer {
@@ -50,6 +58,7 @@ struct writer {
         uint64_t last_snap_nsamples;
         int64_t last_snap_mono;
         int64_t last_flush_mono;
+        bool flush_now;                    /* a tick with events is held: commit it at once */
         int last_flush_err;                /* to log a failing flush once */
         int last_sample_err;
 };
@@ -203,6 +212,7 @@ int writer_sample(struct writer *w)
                 if (w->on_tick)
                         w->on_tick(w->tick_userdata, t);
                 w->backlog_bytes += tick_bytes(t);
+                w->flush_now |= t->nev > 0;
                 w->nbatch++;
                 w->nsamples++;
         }
@@ -354,6 +364,7 @@ int writer_flush(struct writer *w, bool force)
                 log_notice("recorded a gap of %" PRId64 " interval%s dropped from the backlog", w->gap.intervals,
                            w->gap.intervals == 1 ? "" : "s");
         w->last_flush_err = 0;
+        w->flush_now = false;
         w->gap.intervals = 0;
         w->nbatch = 0;
         w->backlog_bytes = 0;
@@ -404,6 +415,20 @@ int writer_prime(struct writer *w)
 
 void writer_tick_done(struct writer *w, int64_t interval_ns)
 {
-        if (interval_ns >= FLUSH_EVERY_NS || now_monotonic_ns() - w->last_flush_mono >= FLUSH_EVERY_NS)
+        int64_t every = w->conf->commit_interval_ns;
+
+        if (w->last_flush_err || w->wal_held)
+                every = RETRY_EVERY_NS;
+        if (every <= interval_ns || w->flush_now ||
+            w->backlog_bytes >= MIN(FLUSH_HELD_MAX, w->conf->backlog_limit / 4) ||
+            now_monotonic_ns() - w->last_flush_mono >= every)
                 writer_flush(w, false);
+}
+
+bool writer_last_sampled(const struct writer *w, int64_t *ret_end)
+{
+        if (w->nbatch == 0)
+                return false;
+        *ret_end = w->batch[w->nbatch - 1].t + w->batch[w->nbatch - 1].dur;
+        return true;
 }

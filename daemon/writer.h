@@ -24,7 +24,7 @@ struct snapshot_point {
  * stopped) during a sample. */
 typedef void (*writer_catalogue_fn)(void *userdata);
 
-/* conf (backlog_limit, wal_limit) is read at every use: it may change in
+/* conf (backlog_limit, wal_limit, commit_interval_ns) is read at every use: it may change in
  * place on reload, and must outlive the writer. */
 int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, writer_catalogue_fn on_catalogue,
                void *userdata, struct writer **ret);
@@ -45,8 +45,11 @@ int writer_prime(struct writer *w);
  * holds the write-ahead log at wal_limit (a run boundary).  -EBUSY while
  * held; the store's -errno when the write failed (logged once). */
 int writer_flush(struct writer *w, bool force);
-/* After a tick: flush if a second has passed since the last flush (or the
- * interval is a second or more). */
+/* After a tick: flush if commit_interval has passed since the last flush
+ * (or the interval is that long or longer), if the intervals held reach
+ * FLUSH_HELD_MAX or a quarter of backlog_limit, or if one carries events.
+ * While writes fail or are held, a retry every second, whatever
+ * commit_interval says. */
 void writer_tick_done(struct writer *w, int64_t interval_ns);
 /* A sample written at once: a run's boundary.  Requests within a
  * millisecond of the last boundary, with no tick since, share its tick. */
@@ -63,6 +66,9 @@ bool writer_held(const struct writer *w);
 bool writer_failing(const struct writer *w);
 /* Intervals in memory, and their bytes. */
 size_t writer_backlog(const struct writer *w, int64_t *ret_bytes);
+/* The end (wall clock) of the newest interval held in memory, not yet
+ * committed: false when none is held. */
+bool writer_last_sampled(const struct writer *w, int64_t *ret_end);
 /* Intervals sampled since the start (the totals request's "ticks"). */
 uint64_t writer_samples(const struct writer *w);
 

@@ -268,7 +268,34 @@ static int open_writer_lock(struct store *s, bool *ret_is_link)
         return 0;
 }
 
+/* Page sizes for a new database.  A commit writes each page it touches
+ * whole into the write-ahead log, so small pages write fewer bytes; but
+ * a cpu_sample row (schema 0004, one packed blob of every CPU's value)
+ * keeps only ~1 KB in a 4 KiB page's cell and puts the rest on overflow
+ * pages of its own, where 16 KiB pages keep ~4 KB.  Up to 64 CPUs a row
+ * fits (a few bytes a CPU). */
+#define STORE_PAGE_SMALL       4096
+#define STORE_PAGE_LARGE       16384
+#define STORE_PAGE_SMALL_CPUS  64
+
+static int open_store(const char *path, enum store_mode mode, int new_page_size, struct store **ret, char **ret_err);
+
 int store_open(const char *path, enum store_mode mode, struct store **ret, char **ret_err)
+{
+        return open_store(path, mode, STORE_PAGE_LARGE, ret, ret_err);
+}
+
+int store_open_sized(const char *path, int page_size, struct store **ret, char **ret_err)
+{
+        return open_store(path, STORE_WRITE, page_size, ret, ret_err);
+}
+
+int store_page_size_for(int ncpus)
+{
+        return ncpus <= STORE_PAGE_SMALL_CPUS ? STORE_PAGE_SMALL : STORE_PAGE_LARGE;
+}
+
+static int open_store(const char *path, enum store_mode mode, int new_page_size, struct store **ret, char **ret_err)
 {
         struct store *s;
         bool is_link = false;
@@ -330,17 +357,21 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
                  * a minute of heavy writing (runs started and stopped by
                  * the thousand) took seconds to copy and held up
                  * sampling.
-                 * 16 KiB pages, for a new database only (an existing one
-                 * keeps its size: changing it means a VACUUM out of WAL
-                 * mode): a cpu_sample row keeps up to ~4 KB in its b-tree
-                 * page, where 4 KiB pages keep ~1 KB and put the rest of a
-                 * 1024-CPU blob on an overflow page of its own, three
-                 * times the bytes (schema 0004). */
+                 * The page size (new_page_size, STORE_PAGE_SMALL or
+                 * _LARGE above) applies to a new database only (an
+                 * existing one keeps its size: changing it means a VACUUM
+                 * out of WAL mode): a cpu_sample row keeps up to ~4 KB in
+                 * a 16 KiB page, where 4 KiB pages keep ~1 KB and put the
+                 * rest of a 1024-CPU blob on an overflow page of its own,
+                 * three times the bytes (schema 0004); but every commit
+                 * writes the pages it touches whole (issue 19). */
                 int page_size = 0;
-                char ckpt[64];
+                char ckpt[64], pragmas[160];
 
-                r = store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                            "PRAGMA foreign_keys = ON");
+                snprintf(pragmas, sizeof pragmas,
+                         "PRAGMA page_size = %d; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                         "PRAGMA foreign_keys = ON", new_page_size);
+                r = store_exec(s, pragmas);
                 if (r >= 0)
                         r = pragma_int(s, "PRAGMA page_size", &page_size);
                 if (r < 0)

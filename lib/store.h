@@ -27,6 +27,14 @@ enum store_mode {
  * -EMEDIUMTYPE (not a scalemon database), -EIO (see store_errmsg).
  * On failure *ret_err (if not NULL) gets a malloc'd message. */
 int store_open(const char *path, enum store_mode mode, struct store **ret, char **ret_err);
+/* STORE_WRITE, with the page size a database this creates gets (an
+ * existing one keeps its own): store_page_size_for(ncpus).  store_open()
+ * creates with 16 KiB pages. */
+int store_open_sized(const char *path, int page_size, struct store **ret, char **ret_err);
+/* The page size for a new database on a host of ncpus CPUs (issue 19):
+ * 4 KiB where a tick's per-CPU row fits a 4 KiB page's b-tree cell,
+ * 16 KiB past that. */
+int store_page_size_for(int ncpus);
 struct store *store_close(struct store *s);
 
 int store_schema_version(struct store *s);

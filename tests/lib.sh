@@ -64,10 +64,16 @@ finish() {
 }
 
 # start_daemon [ARGS...]: scalemond in the foreground on $DB; returns once
-# it has said it started, or bails out with its log.
+# it has said it started, or bails out with its log.  The tests read the
+# database while it runs: it commits once a second, as before issue 19
+# (--commit-interval 1s: every tick at 1 s and slower), unless
+# COMMIT_INTERVAL says otherwise (set and empty: the file's, or the
+# default).
 start_daemon() {
         local before; touch "$TMP/daemon.log"; before=$(grep -c 'started:' "$TMP/daemon.log")
-        "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" ${INTERVAL:+--interval "$INTERVAL"} "$@" \
+        local ci=${COMMIT_INTERVAL-1s}
+        "$SCALEMOND" --foreground --db "$DB" --socket "$SOCK" ${INTERVAL:+--interval "$INTERVAL"} \
+                ${ci:+--commit-interval "$ci"} "$@" \
                 >>"$TMP/daemon.log" 2>&1 &
         DAEMON_PID=$!
         local i

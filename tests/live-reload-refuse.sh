@@ -26,7 +26,7 @@ out=$("$SCALEMOND" --config "$CONF" --check-config 2>&1); rc=$?
 ok $? "and passes the good one ($out)"
 
 # the daemon, on the file's database (no --db: the file decides)
-"$SCALEMOND" --foreground --config "$CONF" --socket "$SOCK" >>"$TMP/daemon.log" 2>&1 &
+"$SCALEMOND" --foreground --config "$CONF" --socket "$SOCK" --commit-interval 1s >>"$TMP/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for i in $(seq 200); do grep -q 'started:' "$TMP/daemon.log" && break; sleep 0.05; done
 grep -q 'started:' "$TMP/daemon.log" || bail "scalemond did not start: $(cat "$TMP/daemon.log")"

@@ -13,6 +13,8 @@ command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not install
 command -v python3 >/dev/null || skip_all "python3 not installed"
 
 CONF=/etc/scalemon/scalemon.conf
+# the test reads new ticks from the database within seconds: its
+# configurations commit every second (the default, 2m, is fault-commit's)
 DBC=/var/lib/scalemon/scalemon.db
 show() { sd systemctl show -P "$1" scalemon.service; }
 status_text_is() { [[ "$(show StatusText)" == *"$1" ]]; }
@@ -41,7 +43,7 @@ ok $? "user and group scalemon exist (systemd-sysusers)"
 ok $? "/var/lib/scalemon is scalemon:scalemon 0750 (systemd-tmpfiles)"
 
 # --- start ---
-printf '# written by systemd-service.sh\ninterval = 500ms\n' | sd sh -c "cat > $CONF"
+printf '# written by systemd-service.sh\ncommit_interval = 1s\ninterval = 500ms\n' | sd sh -c "cat > $CONF"
 sd systemctl start scalemon.service; ok $? "systemctl start scalemon"
 [ "$(sd systemctl is-active scalemon.service)" = active ]; ok $? "is-active: active"
 pid=$(show MainPID)
@@ -181,7 +183,7 @@ as_tester scalemonctl run start campaign >/dev/null; ok $? "a member of group sc
 t_campaign=$(date +%s%N)
 sd_poll 10 ticks_since "$t_campaign" 3
 t_reload=$(date +%s%N)
-printf '# written by systemd-service.sh\ninterval = 200ms\n' | sd sh -c "cat > $CONF"
+printf '# written by systemd-service.sh\ncommit_interval = 1s\ninterval = 200ms\n' | sd sh -c "cat > $CONF"
 sd systemctl reload scalemon.service; ok $? "systemctl reload scalemon"
 sd_poll 10 status_text_is "every 200ms"; ok $? "StatusText has the new interval: $(show StatusText)"
 [ "$(show MainPID)" = "$pid" ] && [ "$(sd systemctl is-active scalemon.service)" = active ]
@@ -205,9 +207,10 @@ sd scalemonctl --format json status | jpy '[r["name"] for r in d["open_runs"]]' 
 ok $? "the open run survived the reload"
 
 # --- a broken configuration on reload is refused ---
+# line 4, after the comment, commit_interval and interval
 printf 'metrics = context_switches, no_such_metric\n' | sd sh -c "cat >> $CONF"
 sd systemctl reload scalemon.service; ok $? "systemctl reload with a broken configuration"
-sd_poll 10 journal_has "reload refused, keeping the running configuration: $CONF:3: "
+sd_poll 10 journal_has "reload refused, keeping the running configuration: $CONF:4: "
 ok $? "journal names file:line: $(journal | grep 'reload refused')"
 [ "$(sd systemctl is-active scalemon.service)" = active ] && [ "$(show MainPID)" = "$pid" ]
 ok $? "still active, same process"
@@ -227,7 +230,7 @@ ok $? "systemd-analyze security: overall exposure ${level:-unknown} (at most 1.0
 # --- another control group, one the user scalemon is in ---
 sd mkdir -p /run/systemd/system/scalemon.service.d
 printf '[Service]\nSupplementaryGroups=users\n' | sd sh -c 'cat > /run/systemd/system/scalemon.service.d/group.conf'
-printf '# written by systemd-service.sh\ninterval = 200ms\ncontrol_group = users\n' | sd sh -c "cat > $CONF"
+printf '# written by systemd-service.sh\ncommit_interval = 1s\ninterval = 200ms\ncontrol_group = users\n' | sd sh -c "cat > $CONF"
 sd systemctl daemon-reload && sd systemctl restart scalemon.service; ok $? "restart with control_group = users"
 sock_is() { [ "$(sd stat -c '%U:%G %a' /run/scalemon/control.sock 2>/dev/null)" = "$1" ]; }
 sd_poll 10 sock_is "scalemon:users 660"

@@ -94,6 +94,19 @@ int main(void)
         bad("interval = 5ms\n", "test.conf:1: interval 5ms is out of range (10ms..1m)", "interval below 10ms");
         bad("interval = 2m\n", "out of range", "interval above 60s");
         bad("metrics = context_switches, bogus\n", "test.conf:1: unknown metric 'bogus'", "unknown metric");
+        /* issue 19: commit_interval, how much a crash may lose */
+        conf_defaults(&c);
+        ok(c.commit_interval_ns == CONF_DEFAULT_COMMIT, "default commit_interval");
+        ok(parse("commit_interval = 30s\n", &c, &err) == 0 && c.commit_interval_ns == 30 * NS, "commit_interval 30s");
+        ok(parse("commit_interval = 0\n", &c, &err) == 0 && c.commit_interval_ns == 0, "commit_interval 0: every tick");
+        ok(parse("commit_interval = 1h\n", &c, &err) == 0 && c.commit_interval_ns == 3600 * NS, "commit_interval 1h");
+        conf_free(&c);
+        bad("commit_interval = 2h\n", "test.conf:1: commit_interval 2h is out of range (0..1h; 0 commits every tick)",
+            "commit_interval over an hour");
+        bad("\ncommit_interval = often\n", "test.conf:2: commit_interval 'often' is not a duration", "commit_interval word");
+        bad("commit_interval = -1s\n", "test.conf:1: commit_interval '-1s' is not a duration", "commit_interval negative");
+        bad("commit_interval = 1s\ncommit_interval = 2s\n", "test.conf:2: 'commit_interval' is set twice",
+            "commit_interval twice");
         /* issue 17 item 6: a set that enables nothing is refused, at the line that emptied it */
         bad("metrics = context_switches\nexclude = context_switches\n",
             "test.conf:2: metrics and exclude leave no metric enabled", "metrics minus exclude is empty");
@@ -151,6 +164,11 @@ int main(void)
                 ok(r == 0 && streq(c.database, "/tmp/cli.db"), "--db wins over the file");
                 ok(r == 0 && streq(c.socket, "/run/file.sock"), "the file's socket where --socket is not given");
                 ok(r == 0 && c.backlog_limit == 1 << 20, "and the file's other settings");
+                conf_free(&c);
+                src.commit_interval_ns = 0;
+                src.commit_interval_set = true;
+                r = conf_read(&src, &c, &err);
+                ok(r == 0 && c.commit_interval_ns == 0, "--commit-interval 0 wins over the default");
                 conf_free(&c);
                 fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
                 ok(fd >= 0 && write(fd, "interval = soon\n", 16) == 16, "the file broken");

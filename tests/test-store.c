@@ -454,6 +454,32 @@ static void test_schema_versions(void)
         ok(access(db, F_OK) < 0, "reader did not create it");
 }
 
+/* issue 19: a new database's page size follows the CPU count; an
+ * existing one keeps its own */
+static void test_page_size(void)
+{
+        char db[512];
+        struct store *w = NULL;
+        char *err = NULL;
+
+        is_int(store_page_size_for(2), 4096, "2 CPUs: 4 KiB pages");
+        is_int(store_page_size_for(64), 4096, "64 CPUs: 4 KiB pages");
+        is_int(store_page_size_for(65), 16384, "65 CPUs: 16 KiB pages");
+        is_int(store_page_size_for(1024), 16384, "1024 CPUs: 16 KiB pages");
+        path(db, sizeof db, "small.db");
+        is_int(store_open_sized(db, 4096, &w, &err), 0, "create with 4 KiB pages");
+        w = store_close(w);
+        is_int(raw_count(db, "PRAGMA page_size"), 4096, "the new database has 4 KiB pages");
+        is_int(store_open_sized(db, 16384, &w, &err), 0, "open it again asking for 16 KiB");
+        w = store_close(w);
+        is_int(raw_count(db, "PRAGMA page_size"), 4096, "it keeps its 4 KiB pages");
+        path(db, sizeof db, "large.db");
+        is_int(store_open(db, STORE_WRITE, &w, &err), 0, "store_open creates");
+        w = store_close(w);
+        is_int(raw_count(db, "PRAGMA page_size"), 16384, "with 16 KiB pages");
+        free(err);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -463,6 +489,7 @@ int main(void)
         test_new_and_roundtrip();
         test_series_cpus();
         test_schema_versions();
+        test_page_size();
         {
                 char cmd[600];
                 snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
