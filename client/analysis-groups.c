@@ -155,6 +155,22 @@ static void var_fill(struct var *nvar, const struct analysis_run *runs, const si
         }
 }
 
+/* Make room for variable v[nv], its x[] for n runs allocated (the caller
+ * counts it in nv once filled, or frees x). */
+static int var_next(struct var **v, size_t nv, size_t *cap, size_t n)
+{
+        if (nv == *cap) {
+                size_t c = *cap ? *cap * 2 : 64;
+                struct var *p = realloc(*v, c * sizeof *p);
+                if (!p)
+                        return -ENOMEM;
+                *v = p;
+                *cap = c;
+        }
+        (*v)[nv].x = calloc(n + 1, sizeof *(*v)[nv].x);
+        return (*v)[nv].x ? 0 : -ENOMEM;
+}
+
 static int explain_vars(const struct analysis_run *runs, const size_t *idx, size_t n, struct var **ret, size_t *ret_n)
 {
         struct var *v = NULL;
@@ -173,14 +189,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                                 continue;
                         if (kind == -1 && metric_table[m].scope != SCOPE_CPU)
                                 continue;
-                        if (nv == cap) {
-                                struct var *p = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
-                                if (!p)
-                                        goto oom;
-                                v = p;
-                        }
-                        v[nv].x = calloc(n + 1, sizeof *v[nv].x);
-                        if (!v[nv].x)
+                        if (var_next(&v, nv, &cap, n) < 0)
                                 goto oom;
                         var_fill(&v[nv++], runs, idx, n, m, kind);
                 }
@@ -192,14 +201,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                 bool any = false;
                 if (m >= 0 && (metric_table[m].source == SRC_PSI || m == M_CPU_USER || m == M_CPU_SYSTEM))
                         continue;
-                if (nv == cap) {
-                        struct var *p = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
-                        if (!p)
-                                goto oom;
-                        v = p;
-                }
-                v[nv].x = calloc(n + 1, sizeof *v[nv].x);
-                if (!v[nv].x)
+                if (var_next(&v, nv, &cap, n) < 0)
                         goto oom;
                 snprintf(v[nv].name, sizeof v[nv].name, "everything else: %s", m < 0 ? "cpu time" : metric_table[m].name);
                 for (size_t i = 0; i < n; i++) {
@@ -220,14 +222,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                         free(v[nv].x);
         }
         /* lock wait hook: the share of CPU time waited for kernel locks */
-        if (nv == cap) {
-                struct var *p = realloc(v, (cap + 1) * sizeof *v);
-                if (!p)
-                        goto oom;
-                v = p;
-        }
-        v[nv].x = calloc(n + 1, sizeof *v[nv].x);
-        if (!v[nv].x)
+        if (var_next(&v, nv, &cap, n) < 0)
                 goto oom;
         snprintf(v[nv].name, sizeof v[nv].name, "lock wait share of CPU time");
         for (size_t i = 0; i < n; i++)

@@ -56,6 +56,17 @@ const char *bpfload_last_message(void)
         return libbpf_msg;
 }
 
+int bpfload_possible_cpus(char **ret_why)
+{
+        int n = libbpf_num_possible_cpus();
+
+        if (n > 0)
+                return n;
+        if (asprintf(ret_why, "cannot read the possible CPUs: %s", strerror(n ? -n : EINVAL)) < 0)
+                *ret_why = NULL;
+        return n ? n : -EINVAL;
+}
+
 static bool has_cap(int cap)
 {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };

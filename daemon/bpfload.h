@@ -12,5 +12,9 @@ void bpfload_begin(void);
  * program"). */
 char *bpfload_why(int err, const char *what);
 
+/* The CPUs the kernel may ever have (the size of a per-CPU map), or a
+ * negative errno with *ret_why (to free). */
+int bpfload_possible_cpus(char **ret_why);
+
 /* libbpf's last warning or error ("" if none). */
 const char *bpfload_last_message(void);

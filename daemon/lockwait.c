@@ -100,12 +100,9 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
         int ncpus, r;
 
         bpfload_begin();
-        ncpus = libbpf_num_possible_cpus();
-        if (ncpus <= 0) {
-                if (asprintf(ret_why, "cannot read the possible CPUs: %s", strerror(ncpus ? -ncpus : EINVAL)) < 0)
-                        *ret_why = NULL;
-                return ncpus ? ncpus : -EINVAL;
-        }
+        ncpus = bpfload_possible_cpus(ret_why);
+        if (ncpus < 0)
+                return ncpus;
         lw = calloc(1, sizeof *lw);
         if (!lw)
                 return -ENOMEM;

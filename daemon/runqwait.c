@@ -39,12 +39,9 @@ int runqwait_open(int slots, struct runqwait **ret, char **ret_why)
         int ncpus, r;
 
         bpfload_begin();
-        ncpus = libbpf_num_possible_cpus();
-        if (ncpus <= 0) {
-                if (asprintf(ret_why, "cannot read the possible CPUs: %s", strerror(ncpus ? -ncpus : EINVAL)) < 0)
-                        *ret_why = NULL;
-                return ncpus ? ncpus : -EINVAL;
-        }
+        ncpus = bpfload_possible_cpus(ret_why);
+        if (ncpus < 0)
+                return ncpus;
         rq = calloc(1, sizeof *rq);
         if (!rq)
                 return -ENOMEM;

@@ -50,10 +50,15 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # in any run (the storm run away from its storm) above twice the other
 # runs' highest at the same offsets, or under half their lowest (explain's
 # own rule for a phase, on perf stat's counts): nothing else made a phase
-# in these counters (the others, numa_hit or psi, perf stat does not see).  The storm run's lock checks are judged on a
-# lock-clean attempt; "one phase in all", "no phase at all" and "a normal
-# run has no lock phase" (another session's lock burst is a real one) on a
-# quiet one; up to three attempts, each in a database of its own.
+# in these counters (the others, numa_hit or psi, perf stat does not see).
+# The storm run's lock checks are judged on a lock-clean attempt; "one
+# phase in all", "no phase at all" and "a normal run has no lock phase"
+# (another session's lock burst is a real one) on a quiet one, or where
+# explain found just that anyway (in CI, on an otherwise idle machine,
+# perf stat still saw 200-300 contentions in 0.3 s once in a normal run of
+# each attempt, from something besides the test's workloads, and explain
+# found no phase there); up to three attempts, each in a database of its
+# own.
 #
 # The storm runs in a session of its own whose autogroup is at nice -19
 # (wl-mmapstorm --session-nice): with autogroups, `nice` weighs only
@@ -138,6 +143,10 @@ for a in 1 2 3; do
         # spread (with another process's storm in it) explain measures
         # this one's counters in
         if [ $a -gt 1 ]; then stop_daemon; DB=$TMP/attempt$a.db; start_daemon; fi
+        # the daemon's start-up writes (a new database, its first
+        # checkpoint) stall I/O for a moment: not the first run's doing
+        # (explain saw psi_io_* at +0.0 s of the first run)
+        sleep 1
         s1=$(run_one ex$a-r1 0); s2=$(run_one ex$a-r2 1); s3=$(run_one ex$a-r3 0)
         read -r m1 x1 <<< "$(bg_stats ex$a-r1 lock:contention_begin)"
         read -r m3 x3 <<< "$(bg_stats ex$a-r3 lock:contention_begin)"
@@ -182,7 +191,13 @@ diag "storm from +${off_s}s to +${end_s}s of $R2, on CPUs $scpus; tick ${iv_s}s;
 diag "the ticks of $R2 around the storm (+1.5 s to +4.7 s): $(sql "SELECT count(*) || ', longest ' || (max(dur) / 1000000) || ' ms'
         FROM tick t, run r WHERE r.name = '$R2' AND t.t >= r.start + 1500000000 AND t.t < r.start + 4700000000"); the daemon's autogroup: $(cat /proc/$DAEMON_PID/autogroup 2>/dev/null)"
 judge() { if [ $lock_clean = yes ]; then ok "$@"; else shift; skip_one "no lock-clean attempt in 3 on this shared machine" -- "$@"; fi; }
-judge_quiet() { if [ $quiet = yes ]; then ok "$@"; else shift; skip_one "no quiet attempt in 3 on this shared machine" -- "$@"; fi; }
+# the phase counts: what explain found is judged when the attempt was
+# quiet, and also when it found just what a quiet machine would give
+# (otherwise other processes, which perf stat saw, may have made phases)
+judge_quiet() {
+        if [ $quiet = yes ] || [ "$1" = 0 ]; then ok "$@"
+        else shift; skip_one "no quiet attempt in 3 on this shared machine" -- "$@"; fi
+}
 
 ctl explain $R2 > "$TMP/storm.txt"; ok $? "explain $R2"
 sed 's/^/# /' "$TMP/storm.txt"
@@ -194,8 +209,6 @@ first=$(jpy 'd["counters"][0]["metric"]' < "$TMP/storm.json")
 # (lock_wait_max_ns is a maximum, no counter: explain leaves it out)
 LOCKRE='lock_contentions|lock_wait_ns|lock_contentions_(spinlock|rwlock|mutex|rwsem_read|rwsem_write|percpu_rwsem|rtmutex)'
 echo "$first" | grep -Eqx "$LOCKRE"; judge $? "lock contention ranks first: $first"
-top2=$(jpy '[c["metric"] for c in d["counters"]][:2]' < "$TMP/storm.json" | tr '\n' ' ')
-[ "$(echo $top2 | tr ' ' '\n' | grep -Ecx "$LOCKRE")" = 2 ]; judge $? "the top two are lock counters ($top2)"
 ! jpy '[c["metric"] for c in d["counters"]]' < "$TMP/storm.json" | grep -qx lock_wait_max_ns
 ok $? "lock_wait_max_ns, a maximum, is not ranked as a counter"
 jpy 'd["counters"][0]["run_rate"] > d["counters"][0]["siblings_max"]' < "$TMP/storm.json" | grep -q true
@@ -212,6 +225,15 @@ judge $? "and ends within one tick of its end: +$(awk -v p="$ps" -v d="$pd" 'BEG
 judge_lead=$(jpy "$LP[0]['metrics'][0]['metric']" < "$TMP/storm.json" 2>/dev/null)
 echo "$judge_lead" | grep -Eqx "$LOCKRE"
 judge $? "a lock counter leads it: $judge_lead ($(jpy "[(m['metric'], round(m['ratio'], 1)) for m in $LP[0]['metrics']]" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' '))"
+# lock wait time, where the BPF program runs, is among what moved (the
+# storm also makes the ping-pong wait for a CPU: runqueue_wait_ns and
+# psi_cpu may rank above it, so its rank is not asserted)
+if [ "$(ctl --format json metrics | jpy "[m['available'] for m in d['metrics'] if m['name'] == 'lock_wait_ns'][0]")" = true ]; then
+        jpy "[m['metric'] for m in $LP[0]['metrics']]" < "$TMP/storm.json" 2>/dev/null | grep -qx lock_wait_ns
+        judge $? "lock wait time (lock_wait_ns) is among the phase's counters"
+else
+        skip_one "lock_wait_ns unavailable here (no BPF)" -- "lock wait time among the phase's counters"
+fi
 pc=$(jpy "$LP[0]['cpus']" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' ')
 [ "$pc" = "$want_cpus" ]; judge $? "on the CPUs the storm ran on: [$pc] (storm pinned to $scpus)"
 grep -Eq "From \+.* ($LOCKRE)" <(tr '\n' ' ' < "$TMP/storm.txt" | sed 's/\. /.\n/g'); judge $? "the summary says when and what"
@@ -222,8 +244,15 @@ for r in $R1 $R3; do
         ctl --format json explain "$r" > "$TMP/$r.json"; ok $? "explain $r"
         n=$(jpy "len($LP)" < "$TMP/$r.json")
         [ "$n" = 0 ]; judge_quiet $? "$r, a normal run: no phase with lock counters ($n)"
-        n=$(jpy 'len(d["phases"])' < "$TMP/$r.json")
-        [ "$n" = 0 ]; judge_quiet $? "$r: no phase at all ($n; $(jpy '[(p["start_offset_s"], p["duration_s"], [m["metric"] for m in p["metrics"]]) for p in d["phases"]]' < "$TMP/$r.json" | tr '\n' ' '))"
+        # away from the run's first and last 0.35 s: there the test's own
+        # work lands (run start and stop, perf stat starting and exiting,
+        # the daemon's boundary commit), a little differently in each run;
+        # CI saw psi_io_* at +0.0 s and cpu_system, runqueue_wait_ns at the
+        # last 0.3 s of normal runs on quiet attempts (listed, not counted)
+        len_s=$(sql "SELECT (end - start) / 1e9 FROM run WHERE name = '$r'")
+        MID="[p for p in d['phases'] if p['start_offset_s'] >= 0.35 and p['start_offset_s'] + p['duration_s'] <= $len_s - 0.35]"
+        n=$(jpy "len($MID)" < "$TMP/$r.json")
+        [ "$n" = 0 ]; judge_quiet $? "$r: no phase at all away from its edges ($n; all: $(jpy '[(round(p["start_offset_s"], 2), round(p["duration_s"], 2), [m["metric"] for m in p["metrics"]]) for p in d["phases"]]' < "$TMP/$r.json" | tr '\n' ' '))"
 done
 ctl explain $R1 | sed 's/^/# /'
 

@@ -48,20 +48,24 @@ ctl report --since storm --until storm | sed -n '/lock wait/p; /contended locks/
 # (mmap, mprotect, munmap) and for reading once (p[0] = 1 faults the page
 # in: exc_page_fault, rwsem:R), so its readers wait too, behind the
 # writers: in CI the faults were the second largest caller (2.04 s of
-# 6.93 s; the three writer callers 4.86 s).  What the storm must show: the
-# largest wait is rwsem:W, and the rwsem:W callers hold most of the run's
+# 6.93 s; the three writer callers 4.86 s; another time the largest
+# caller, 2.85 s of 8.22 s).  What the storm must show: the type waited
+# for longest is rwsem:W, and the rwsem:W callers hold most of the run's
 # lock wait (its per-CPU lock_wait_ns: every wait, attributed or not).
 python3 - "$TMP/storm.json" >"$TMP/top.txt" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))['runs'][0]
 w = sum(l['total_wait_ns'] for l in r['locks'] if l['type'] == 'rwsem:W')
 rd = sum(l['total_wait_ns'] for l in r['locks'] if l['type'] == 'rwsem:R')
-print(r['locks'][0]['type'] if r['locks'] else '-', int(w), int(rd), int(r['metrics']['lock_wait_ns']['total']))
+bytype = {}
+for l in r['locks']:
+    bytype[l['type']] = bytype.get(l['type'], 0) + l['total_wait_ns']
+print(max(bytype, key=bytype.get) if bytype else '-', int(w), int(rd), int(r['metrics']['lock_wait_ns']['total']))
 EOF
 read -r top w_ns r_ns all_ns <"$TMP/top.txt"
 diag "rwsem:W callers ${w_ns} ns, rwsem:R ${r_ns} ns, of the run's ${all_ns} ns"
 [ "$top" = rwsem:W ] && [ $((2 * w_ns)) -gt "$all_ns" ]
-ok $? "the run's largest lock wait is rwsem:W ($top), and rwsem:W holds most of the run's wait ($w_ns of $all_ns ns)"
+ok $? "the lock type the run waited for longest is rwsem:W ($top), and rwsem:W holds most of the run's wait ($w_ns of $all_ns ns)"
 jpy "' '.join(l['caller'] for l in d['runs'][0]['locks'][:3])" <"$TMP/storm.json" |
         grep -Eq 'mprotect|munmap|mmap|do_syscall_64'
 ok $? "on the mmap system calls' callers: $(jpy "', '.join(l['caller'] for l in d['runs'][0]['locks'][:3])" <"$TMP/storm.json")"

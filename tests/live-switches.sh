@@ -76,6 +76,9 @@ python3 -c "import sys; sys.exit(0 if abs($oi - $ri) <= 0.05 * $ri else 1)"
 ok $? "the run's own involuntary switches within 5% of its tasks' nonvoluntary_ctxt_switches ($oi vs $ri)"
 python3 -c "import sys; sys.exit(0 if abs($ov - $rv) <= max(0.05 * $rv, 10) else 1)"
 ok $? "and its voluntary ones match voluntary_ctxt_switches ($ov vs $rv)"
-[ "$c1" -ge "$oi" ]; ok $? "the machine's involuntary switches on CPU 1 hold the hogs' ($c1 >= $oi)"
+# (the run's own count also holds the switch that moved taskset to CPU 1
+# from where it started: CI saw 500 on CPU 1 against 501, and 3 on CPU 0)
+[ $((c0 + c1)) -ge "$oi" ] && [ $((10 * c1)) -ge $((9 * oi)) ]
+ok $? "the machine's involuntary switches hold the hogs' ($c0 + $c1 >= $oi), at least 90% of them on CPU 1 ($c1)"
 check "daemon stops cleanly" -- stop_daemon
 finish
