@@ -221,7 +221,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                 else
                         free(v[nv].x);
         }
-        /* lock wait hook: the share of CPU time waited for kernel locks */
+        /* the share of CPU time waited for kernel locks */
         if (var_next(&v, nv, &cap, n) < 0)
                 goto oom;
         snprintf(v[nv].name, sizeof v[nv].name, "lock wait share of CPU time");
@@ -545,7 +545,7 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
                 }
         }
         qsort(g->changes, g->nchanges, sizeof *g->changes, cmp_change);
-        /* lock wait hook: which lock got worse */
+        /* which lock got worse */
         return analysis_lock_changes(runs, g->idx, g->n, b->idx, b->n, &g->lock_changes, &g->nlock_changes);
 }
 

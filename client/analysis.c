@@ -212,7 +212,7 @@ int analysis_load(struct store *st, struct run_info *infos, size_t n, enum analy
                 }
                 analysis_compute(&runs[i]);
                 if (keep != ANALYSIS_TOTALS_SYSTEM && (r = analysis_locks_load(st, &runs[i])) < 0) {
-                        *ret_failed = i;        /* lock wait hook */
+                        *ret_failed = i;
                         for (size_t k = 0; k <= i; k++) {
                                 run_detail_free(&runs[k].d);
                                 analysis_locks_free(&runs[k].locks);

@@ -111,7 +111,7 @@ static void vs_baseline_json(json_t *o, const struct group_result *gr, const str
                 json_object_set_new(o, "metrics_vs_baseline", metrics);
         else
                 json_decref(metrics);
-        if (!csv)                       /* lock wait hook: which lock got worse */
+        if (!csv)                       /* which lock got worse */
                 json_object_set_new(o, "locks_vs_baseline", locks_changes_json(g->lock_changes, g->nlock_changes));
 }
 
@@ -291,7 +291,7 @@ static void print_group_detail(const struct group_result *gr, const struct group
                                        tr->baseline_mean);
                 }
                 print_changes(g);
-                locks_print_changes(g->lock_changes, g->nlock_changes);        /* lock wait hook */
+                locks_print_changes(g->lock_changes, g->nlock_changes);
         }
         if (g->nexplain) {
                 if (!header)

@@ -125,7 +125,7 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
         json_object_set_new(o, "metrics", metrics);
         json_object_set_new(o, "marks", marks);
         json_object_set_new(o, "context", ctx);
-        locks_add_json(r, per == PER_NODE, per == PER_CPU, o);  /* lock wait hook */
+        locks_add_json(r, per == PER_NODE, per == PER_CPU, o);
         if (streq(r->info.status, "interrupted"))
                 json_object_set_new(o, "why", json_string("scalemond stopped during the run: totals end at its last "
                                                           "interval written"));
@@ -335,7 +335,7 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
         struct libscols_table *tb;
 
         print_run_header(r, first, show_host);
-        locks_print_share(r, per == PER_NODE, per == PER_CPU);        /* lock wait hook: beside the cpu time line */
+        locks_print_share(r, per == PER_NODE, per == PER_CPU);        /* beside the cpu time line */
         if (streq(r->info.status, "running")) {
                 printf("  (still running: totals are written when it stops)\n\n");
                 return;
@@ -375,7 +375,7 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                 table_row(tb, metric_table[m].name, total, per_s, mn, md, mx, im, vf);
         }
         table_print(tb);
-        locks_print(r, 10);             /* lock wait hook: the contended locks */
+        locks_print(r, 10);             /* the contended locks */
 
         if (per != PER_SYSTEM)
                 print_per_loc_table(r, shown, per);

@@ -267,7 +267,7 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                                        (double)json_integer_value(json_object_get(mem, "step_max_us")) / 1e3,
                                        (double)json_integer_value(json_object_get(mem, "tick_late_max_us")) / 1e3);
                         mem = json_object_get(json_object_get(live, "totals"), "lock_wait_ns");
-                        if (mem)        /* lock wait hook: BPF is on; what its full maps lost */
+                        if (mem)        /* BPF is on; what its full maps lost */
                                 printf("lock wait: %.3f s waited for kernel locks since start; %.0f waits lost "
                                        "(bounded BPF maps full: lock_wait_lost)\n",
                                        json_number_value(mem) / 1e9,

@@ -36,7 +36,7 @@
 #include "writer.h"
 
 #define CHECKPOINT_EVERY_S 60
-/* issue 19 (h-cost-disk): the minute's checkpoint only once the log holds
+/* The minute's checkpoint only once the log holds
  * this much.  Each checkpoint copies every page changed since the last
  * one, the hot pages (the header, the tables' last leaves) every time:
  * once a minute that was half the bytes written at 1 s.  The 4 MiB
@@ -194,7 +194,7 @@ static void log_unavailable(struct manager *m)
         for (int i = 0; i < _M_MAX; i++) {
                 if (!sampler_enabled(m->sampler, i) || sampler_available(m->sampler, i))
                         continue;
-                /* lock wait hook: the BPF metrics share one reason, said once */
+                /* the BPF metrics share one reason, said once */
                 if (metric_is_bpf(&metric_table[i]) && said_bpf)
                         continue;
                 said_bpf |= metric_is_bpf(&metric_table[i]);
@@ -466,7 +466,7 @@ static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, vo
  * sampler reads them once, in sampler_new(), and keeps them, so the
  * capability goes from the effective, permitted and inheritable sets right
  * after; the kernel then clears it from the ambient set too.  The same for
- * the lock wait hook's CAP_BPF, which loads the BPF program in
+ * the lock wait program's CAP_BPF, which loads the BPF program in
  * sampler_new() too (its maps are read through descriptors held since;
  * kernels before 6.5 with kernel.unprivileged_bpf_disabled want CAP_BPF
  * for that too: then runs record no locks, and say so), and CAP_SYSLOG,
@@ -592,7 +592,7 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 r = -ENOMEM;
                 goto fail;
         }
-        /* issue 19 (h-cost-disk): a new database's page size from the CPU count */
+        /* a new database's page size from the CPU count */
         r = store_open_sized(m->conf.database,
                              store_page_size_for(opts->simulate_cpus ? opts->simulate_cpus
                                                                      : (int)sysconf(_SC_NPROCESSORS_CONF)),
@@ -689,7 +689,7 @@ int manager_run(struct manager *m)
         if (r < 0)
                 return r;
 
-        /* issue 19 (h-cost-disk): what the start wrote (the schema, the
+        /* what the start wrote (the schema, the
          * catalogue) goes into the database now, a start-up cost, not
          * carried in the log into the steady state */
         store_checkpoint(m->store, true);

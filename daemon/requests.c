@@ -68,7 +68,7 @@ static json_t *totals_json(const struct sampler *sm)
                 double sum = 0;
                 if (!sampler_available(sm, i))
                         continue;
-                if (metric_table[i].max)        /* own-run hook: a maximum (lock_wait_max_ns) adds up to nothing */
+                if (metric_table[i].max)        /* a maximum (lock_wait_max_ns) adds up to nothing */
                         continue;
                 for (int l = 0; l < nloc; l++)
                         sum += (double)tot[i * nloc + l];

@@ -57,7 +57,7 @@ static void open_run_clear(struct open_run *r)
         free(r->name);
         free(r->snap);
         free(r->cpus);
-        lockwait_run_free(r->locks);    /* lock wait hook */
+        lockwait_run_free(r->locks);
 }
 
 struct runs *runs_free(struct runs *rs)
@@ -172,7 +172,7 @@ int runs_build_totals(const double *vals, int nloc, const struct cpumap *map, co
                                 if (!cpus[c] && v == 0)
                                         continue;
                                 ROW(m, LEVEL_CPU, c, v);
-                                if (metric_table[m].max) {      /* lock wait hook: a maximum */
+                                if (metric_table[m].max) {      /* a maximum */
                                         node[map->node[c]] = MAX(node[map->node[c]], v);
                                         sys = MAX(sys, v);
                                         continue;
@@ -233,7 +233,7 @@ static int open_run_add(struct runs *rs, int64_t id, const char *name, const str
                 r->metrics[m] = sampler_available(sm, m);
         r->start_tick = pt->tick;
         rs->n++;
-        if (sampler_lockwait(sm)) {     /* lock wait hook: a run boundary for the per-caller map */
+        if (sampler_lockwait(sm)) {     /* a run boundary for the per-caller map */
                 int e = lockwait_run_start(sampler_lockwait(sm), &r->locks);
                 if (e < 0)
                         log_run(LOG_WARNING, name, "run %s: its contended locks will not be recorded: %s", name,
@@ -423,7 +423,7 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         }
         for (int c = 0; c < map->ncpus; c++)
                 cpus[c] = map->online[c] || (c < r->ncpus && r->cpus[c]);
-        e = runlocks_max_values(st, r->start_tick, pt->tick, vals, nloc);      /* lock wait hook */
+        e = runlocks_max_values(st, r->start_tick, pt->tick, vals, nloc);
         if (e < 0)
                 goto out;
         e = runs_build_totals(vals, nloc, map, cpus, r->metrics, &totals, &ntotals);
@@ -449,7 +449,7 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         e = store_run_finish(st, r->id, &re);
         if (e < 0)
                 goto out;
-        if (r->locks) {                 /* lock wait hook: the run's contended locks */
+        if (r->locks) {                 /* the run's contended locks */
                 int el = runlocks_store(st, r->id, TAKE_PTR(r->locks));
                 if (el < 0)
                         log_run(LOG_WARNING, r->name, "run %s: its contended locks were not recorded: %s", r->name,
@@ -611,7 +611,7 @@ int runs_recover(struct store *st, const struct sampler *sm)
                 re.end_tick = MAX(last_tick, ri->start_tick);
                 re.end = MAX(last_end, ri->start);
                 r = store_sum_samples(st, ri->start_tick, re.end_tick, add_sum, &c);
-                if (r >= 0)             /* lock wait hook */
+                if (r >= 0)
                         r = runlocks_max_values(st, ri->start_tick, re.end_tick, c.vals, c.nloc);
                 for (int m = 0; m < _M_MAX; m++)
                         metrics[m] = sampler_available(sm, m);

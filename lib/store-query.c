@@ -291,7 +291,7 @@ static int series_cpu(struct store *s, int64_t mid, double scale, enum series_fi
         size_t n = 0, cap = 0;
         sqlite3_stmt *st;
         int nnode = 0, r, m = store_metric_by_rowid(s, mid);
-        bool max = m >= 0 && metric_table[m].max;      /* lock wait hook: combined by max */
+        bool max = m >= 0 && metric_table[m].max;      /* combined by max */
 
         if (f == SERIES_NODE) {
                 r = store_topology_get(s, &node, NULL, &nnode);

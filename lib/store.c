@@ -793,7 +793,7 @@ int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const 
                         null = any = true;
                 else if (vals[c] != 0) {
                         any = true;
-                        /* a maximum's "total" over CPUs is their maximum (lock wait hook) */
+                        /* a maximum's "total" over CPUs is their maximum */
                         total = metric_table[m].max ? MAX(total, vals[c])
                                                     : (int64_t)((uint64_t)total + (uint64_t)vals[c]);
                 }
