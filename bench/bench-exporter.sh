@@ -28,8 +28,9 @@ command -v sqlite3 >/dev/null || { echo "bench-exporter: needs the sqlite3 comma
 ctl() { "$top_builddir/scalemonctl" --db "$tmp/db" --socket "$tmp/sock" "$@"; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
+# committing every second (--commit-interval 1s): the lateness below is read from the tick rows
 "$top_builddir/scalemond" --foreground --db "$tmp/db" --socket "$tmp/sock" --interval 1s --simulate-cpus "$N" \
-        2>"$tmp/log" &
+        --commit-interval 1s 2>"$tmp/log" &
 pid=$!
 for _ in $(seq 200); do grep -q started: "$tmp/log" && break; sleep 0.05; done
 grep -q started: "$tmp/log" || { echo "bench-exporter: scalemond did not start:"; cat "$tmp/log"; exit 1; }

@@ -38,8 +38,9 @@ printf 'exclude = %s\n' "$LOCKM" >"$tmp/nobpf.conf"
 start_daemon() {        # CONF [ARGS...]
         local conf=$1; shift
         rm -f "$tmp"/db*
+        # committing every second: part 2 counts the tick rows written
         "$top_builddir/scalemond" --foreground --config "$conf" --db "$tmp/db" --socket "$tmp/sock" --interval 1s \
-                "$@" 2>"$tmp/log" &
+                --commit-interval 1s "$@" 2>"$tmp/log" &
         obs_pid=$!
         for _ in $(seq 200); do grep -q started: "$tmp/log" && break; sleep 0.05; done
         grep -q started: "$tmp/log" || { echo "bench-lockwait: scalemond did not start:"; cat "$tmp/log"; exit 1; }

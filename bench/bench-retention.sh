@@ -33,8 +33,9 @@ cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 start() {       # start DB INTERVAL [env...]
         local db=$1 iv=$2; shift 2
         : >"$tmp/empty.conf"
+        # committing every second: the latest tick is read from the database
         env "$@" "$top_builddir/scalemond" --foreground --config "$tmp/empty.conf" --db "$db" --socket "$tmp/sock" \
-                --interval "$iv" --simulate-cpus 256 2>"$tmp/log" &
+                --interval "$iv" --simulate-cpus 256 --commit-interval 1s 2>"$tmp/log" &
         pid=$!
         for _ in $(seq 200); do grep -q started: "$tmp/log" && return 0; sleep 0.05; done
         echo "bench-retention: scalemond did not start:"; cat "$tmp/log"; exit 1
