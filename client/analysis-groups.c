@@ -155,6 +155,20 @@ static void var_fill(struct var *nvar, const struct analysis_run *runs, const si
         }
 }
 
+/* What everything else did in run r: its busy CPU time (m < 0), or its
+ * count of metric m. */
+static bool others_total(const struct analysis_run *r, int m, double *ret)
+{
+        struct analysis_own_cpu oc;
+
+        if (m >= 0)
+                return analysis_own_others(r, m, ret);
+        if (!analysis_own_cpu(r, &oc))
+                return false;
+        *ret = oc.others_s;
+        return true;
+}
+
 /* Make room for variable v[nv], its x[] for n runs allocated (the caller
  * counts it in nv once filled, or frees x). */
 static int var_next(struct var **v, size_t nv, size_t *cap, size_t n)
@@ -199,19 +213,14 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
          * minus its part (PSI is no sum over cgroups: left out) */
         for (int m = -1; m < _M_MAX; m++) {
                 bool any = false;
-                if (m >= 0 && (metric_table[m].source == SRC_PSI || m == M_CPU_USER || m == M_CPU_SYSTEM))
-                        continue;
                 if (var_next(&v, nv, &cap, n) < 0)
                         goto oom;
                 snprintf(v[nv].name, sizeof v[nv].name, "everything else: %s", m < 0 ? "cpu time" : metric_table[m].name);
                 for (size_t i = 0; i < n; i++) {
                         const struct analysis_run *r = &runs[idx[i]];
-                        struct analysis_own_cpu oc;
                         double o;
                         v[nv].x[i] = NAN;
-                        if (!(r->dur > 0))
-                                continue;
-                        if (m < 0 ? analysis_own_cpu(r, &oc) && ((o = oc.others_s), true) : analysis_own_others(r, m, &o)) {
+                        if (r->dur > 0 && others_total(r, m, &o)) {
                                 v[nv].x[i] = o / r->dur;
                                 any = true;
                         }

@@ -30,7 +30,9 @@ bool analysis_own_others(const struct analysis_run *r, int m, double *ret)
 {
         const struct mstat *s = &r->m[m];
 
-        if (!s->has_own || !s->have || !analysis_own_is_part(m))
+        /* cpu_user and cpu_system: the busy time against the cgroup's
+         * cpu.stat, analysis_own_cpu() */
+        if (!s->has_own || !s->have || !analysis_own_is_part(m) || m == M_CPU_USER || m == M_CPU_SYSTEM)
                 return false;
         *ret = s->total > s->own_total ? s->total - s->own_total : 0;
         return true;

@@ -99,6 +99,9 @@ bool analysis_own_share(const struct analysis_run *r, int m, double *ret_own, do
  * of the group's own tasks, so a benchmark stalled on one busy CPU can
  * have more "some" time than the whole machine. */
 bool analysis_own_is_part(int m);
+/* What everything else counted of m: the machine's total less the
+ * cgroup's, for counts that add up over tasks (not PSI; not cpu_user and
+ * cpu_system, whose split is analysis_own_cpu's others_s). */
 bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
 bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
 

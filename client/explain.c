@@ -336,16 +336,6 @@ struct cand {
         enum explain_part part;
 };
 
-/* Whether the machine's count minus the cgroup's is what everything else
- * did: counts that add up over tasks (events, faults, contentions, THP
- * allocations).  Not PSI (a stall of the machine's "some" is not the sum
- * of its cgroups'), and not the cgroup's cpu.stat user/system (its CPU
- * time is taken against the busy time, EXPLAIN_OTHERS_CPU). */
-static bool others_additive(int m)
-{
-        return metric_table[m].source != SRC_PSI && m != M_CPU_USER && m != M_CPU_SYSTEM;
-}
-
 /* Rate per second and total of counter c in run r; false: r has none. */
 static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s, double *total)
 {
@@ -360,7 +350,7 @@ static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s
                 *total = r->m[c.m].total;
                 return true;
         case EXPLAIN_OTHERS:
-                if (!others_additive(c.m) || !analysis_own_others(r, c.m, &v))
+                if (!analysis_own_others(r, c.m, &v))
                         return false;
                 break;
         case EXPLAIN_OTHERS_CPU:

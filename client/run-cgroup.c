@@ -35,11 +35,11 @@
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
-#include <time.h>
 
 #include "cli.h"
 #include "macro.h"
 #include "run-cgroup.h"
+#include "timeutil.h"
 
 int run_cgroup_enter_fd(const char *run, json_t *reply, const char *scope_why)
 {
@@ -166,13 +166,6 @@ static int scope_cgroup_of(pid_t pid, char **ret)
         return -ENOENT;
 }
 
-static int64_t mono_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Start the scope and wait for its job (the job object exists until the
  * job is done: polled, which works on the private socket too, where
  * systemd sends no JobRemoved unless subscribed); then its state must be
@@ -183,7 +176,7 @@ static int scope_start(sd_bus *bus, const char *unit, const char *run, pid_t hol
         sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ char *job = NULL, *state = NULL, *desc = NULL;
         const char *j;
-        int64_t deadline = mono_ms() + 10000;
+        int64_t deadline = now_monotonic_ns() + 10 * NSEC_PER_SEC;
         int r;
 
         if (asprintf(&desc, "scalemon run %s", run) < 0)
@@ -220,7 +213,7 @@ static int scope_start(sd_bus *bus, const char *unit, const char *run, pid_t hol
                 sd_bus_error_free(&e);
                 if (r < 0)
                         break;                  /* the job is gone: done */
-                if (mono_ms() > deadline) {
+                if (now_monotonic_ns() > deadline) {
                         if (asprintf(ret_why, "%s: its start job did not finish in 10 s", unit) < 0)
                                 *ret_why = NULL;
                         return -ETIMEDOUT;

@@ -224,8 +224,9 @@ static int rq_read(struct sampler *s)
         int r;
 
         if (p->rq_bpf) {
+                int nreal = runqwait_ncpus(p->rq_bpf);
                 for (int c = 0; c < s->map.ncpus; c++) {
-                        p->rq_present[c] = c < runqwait_ncpus(p->rq_bpf);
+                        p->rq_present[c] = c < nreal;
                         p->rq_vals[c] = runqwait_read_cpu(p->rq_bpf, c);
                 }
                 return 0;
