@@ -260,7 +260,7 @@ ctl explain $R1 | sed 's/^/# /'
 ctl plot explain $R2 -o "$TMP/explain.svg" && grep -q "<svg" "$TMP/explain.svg"; ok $? "plot explain $R2 -o FILE.svg"
 ctl --format json plot explain $R2 > "$TMP/plot.json"; ok $? "plot explain --format json"
 [ "$(jpy 'len(d.get("shaded", []))' < "$TMP/plot.json")" = "$(jpy 'len(d["phases"])' < "$TMP/storm.json")" ]
-ok $? "one shaded range per phase"
+ok $? "one shaded range per phase (shaded: $(jpy '[(round(x["from"], 2), round(x["to"], 2)) for x in d.get("shaded", [])]' < "$TMP/plot.json" | tr '\n' ' '); phases: $(jpy '[(round(p["start_offset_s"], 2), round(p["duration_s"], 2)) for p in d["phases"]]' < "$TMP/storm.json" | tr '\n' ' '))"
 [ "$(jpy 'd["series"][1]["name"]' < "$TMP/plot.json")" = "$(jpy 'd["counters"][0]["metric"]' < "$TMP/storm.json"): $R2" ]
 ok $? "the top counter drawn first, after its siblings' band"
 
