@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -345,6 +346,8 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
 
 /* ---- the tick ---- */
 
+#define TILE_RESYNC_NS  NSEC_PER_MSEC  /* see sampler_sample() */
+
 int sampler_sample(struct sampler *s, struct tick *t)
 {
         int64_t mono = now_monotonic_ns(), real = now_realtime_ns();
@@ -380,7 +383,17 @@ int sampler_sample(struct sampler *s, struct tick *t)
         t->t = s->last_real;
         t->dur = mono - s->last_mono;
         s->last_mono = mono;
-        s->last_real = real;
+        /* The ticks tile time: the next starts where this one ends, t +
+         * dur, not at the wall-clock time read apart from the monotonic
+         * one (the two reads differ by some 20 ns from tick to tick, more
+         * under NTP slewing).  A run's bounds are its snapshot ticks' ends;
+         * with the raw read, the tick after a run's end started up to tens
+         * of ns before it, so that a query for the run's ticks by time
+         * found that tick too once it was written, and explain's answer
+         * changed seconds after the run.  The wall clock is followed again
+         * when it moved away by more than TILE_RESYNC_NS (a step, or
+         * slewing adding up). */
+        s->last_real = llabs(real - (t->t + t->dur)) <= TILE_RESYNC_NS ? t->t + t->dur : real;
         s->primed = true;
         return emit_ok ? 1 : 0;
 }

@@ -9,7 +9,7 @@
 # too, when the daemon records it), find one phase that starts and ends
 # within one tick of the storm's start and end as this script timed them,
 # and place it on the storm's CPUs; explain on a normal run must find no
-# phase.  Then plot explain, and bad input.
+# phase in the counters perf stat judges.  Then plot explain, and bad input.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 command -v taskset >/dev/null || skip_all "taskset (util-linux) not installed"
@@ -52,7 +52,8 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # own rule for a phase, on perf stat's counts): nothing else made a phase
 # in these counters (the others, numa_hit or psi, perf stat does not see).
 # The storm run's lock checks are judged on a lock-clean attempt; "one
-# phase in all", "no phase at all" and "a normal run has no lock phase"
+# phase in all", "no phase away from the edges" (both in the counters
+# perf stat judged) and "a normal run has no lock phase"
 # (another session's lock burst is a real one) on a quiet one, or where
 # explain found just that anyway (in CI, on an otherwise idle machine,
 # perf stat still saw 200-300 contentions in 0.3 s once in a normal run of
@@ -79,6 +80,8 @@ run_one() {     # run_one NAME STORM(0|1)
         t0=$(now_ns)
         perf stat -a -I 100 -x, -e "$EVENTS" -o "$TMP/bg-$name.csv" -- sleep 6 2>/dev/null &
         if [ "$storm" = 1 ]; then
+                # the storm's contentions per CPU, for "the CPUs it ran on"
+                perf stat -a -A -I 100 -x, -e lock:contention_begin -o "$TMP/cpu-$name.csv" -- sleep 6 2>/dev/null &
                 ( sleep 1.7    # and 0.3 s of warm-up: the storm from +2 s
                   perf stat -x, -e lock:contention_begin -o "$TMP/own-$name.csv" -- \
                         taskset -c "$scpus" "$WL/wl-mmapstorm" --session-nice "$STORM_NICE" --pin --warmup 0.3 \
@@ -134,6 +137,35 @@ bg_depart() {
                         }
                 }' "$TMP/bg-$1.csv" "$TMP/bg-$2.csv" "$TMP/bg-$3.csv"
 }
+# storm_uneven RUN: where perf stat -A saw the storm not contend on each of
+# its CPUs from its start to its end, why (nothing when it did): each
+# CPU's 100 ms counts in the storm (intervals ending from 0.15 s after its
+# start to its end) each at least a quarter of that CPU's median there.
+# The phase's edges and CPUs are judged against the storm's own times and
+# CPUs, which hold only where it ran on both throughout: in a sanitizer
+# build one CPU's thread was seen to wait its first 0.2 s, and explain then
+# put the phase 0.2 s late, on the other CPU alone.
+storm_uneven() {
+        local run=$1 s e st
+        read -r s e < "$TMP/storm-$run" || { echo "no storm times"; return; }
+        st=$(sql "SELECT start FROM run WHERE name = '$run'")
+        awk -F, -v s="$(( (s - st) / 1000000 ))" -v e="$(( (e - st) / 1000000 ))" -v cpus="$want_cpus" '
+                $5 == "lock:contention_begin" || $4 == "lock:contention_begin" {
+                        t = $1 * 1000; if (t < s + 150 || t > e) next
+                        c = $2; sub(/^CPU/, "", c); n[c]++; v[c, n[c]] = int($3); list[c] = list[c] " " int($3) }
+                END {
+                        k = split(cpus, want, " ")
+                        for (i = 1; i <= k; i++) {
+                                c = want[i]
+                                if (!n[c]) { printf "CPU %s: no count in the storm", c; exit }
+                                m = 0; for (j = 1; j <= n[c]; j++) x[j] = v[c, j]
+                                asort(x); med = x[int((n[c] + 1) / 2)]
+                                for (j = 1; j <= n[c]; j++)
+                                        if (4 * v[c, j] < med) { printf "CPU %s: 100 ms counts%s (median %d)", c, list[c], med; exit }
+                                delete x
+                        }
+                }' "$TMP/cpu-$run.csv"
+}
 lock_clean=no
 quiet=no
 chosen=
@@ -156,8 +188,10 @@ for a in 1 2 3; do
         # and no other lock departure in the storm run away from its storm
         other=$(bg_depart ex$a-r2 ex$a-r1 ex$a-r3 lock:contention_begin 1.5 4.7)
         [ -n "$other" ] && diag "attempt $a: ex$a-r2 lock:contention_begin from $other in 3 intervals, away from the storm"
+        uneven=$(storm_uneven ex$a-r2)
+        [ -n "$uneven" ] && diag "attempt $a: the storm did not contend on each of its CPUs throughout: $uneven"
         if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ $((x1 - 3 * m1)) -le "$own4" ] && [ $((x3 - 3 * m3)) -le "$own4" ] &&
-           [ -z "$other" ]; then
+           [ -z "$other" ] && [ -z "$uneven" ]; then
                 q=yes
                 for r in 1 2 3; do
                         sibs=$(echo 1 2 3 | tr ' ' '\n' | grep -vx $r | sed "s/^/ex$a-r/" | tr '\n' ' ')
@@ -175,7 +209,7 @@ for a in 1 2 3; do
                 chosen=$a lock_clean=yes quiet=$q       # the latest lock-clean attempt
                 [ $q = yes ] && break
         else
-                diag "attempt $a: not lock-clean (another process stormed, or the storm did not quadruple the lock rate)"
+                diag "attempt $a: not lock-clean (another process stormed, the storm did not quadruple the lock rate, or it did not contend on both CPUs throughout)"
         fi
 done
 if [ -n "$chosen" ] && [ "$chosen" != "$a" ]; then
@@ -237,8 +271,13 @@ fi
 pc=$(jpy "$LP[0]['cpus']" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' ')
 [ "$pc" = "$want_cpus" ]; judge $? "on the CPUs the storm ran on: [$pc] (storm pinned to $scpus)"
 grep -Eq "From \+.* ($LOCKRE)" <(tr '\n' ' ' < "$TMP/storm.txt" | sed 's/\. /.\n/g'); judge $? "the summary says when and what"
-np=$(jpy 'len(d["phases"])' < "$TMP/storm.json")
-[ "$np" = 1 ]; judge_quiet $? "one phase in all ($np)"
+# the counters perf stat judged quiet: a phase in the others alone (the
+# sanitizer build saw a real I/O stall, psi_io_* for 0.3 s mid-run, that
+# nothing here can rule out) is listed, not counted
+JUDGED="any(__import__('re').fullmatch('lock_.*|page_faults.*|context_switches|(in)?voluntary_switches', m['metric']) for m in p['metrics'])"
+ALLPH='[(round(p["start_offset_s"], 2), round(p["duration_s"], 2), [m["metric"] for m in p["metrics"]]) for p in d["phases"]]'
+np=$(jpy "len([p for p in d['phases'] if $JUDGED])" < "$TMP/storm.json")
+[ "$np" = 1 ]; judge_quiet $? "one phase in all in what perf stat judged ($np; all: $(jpy "$ALLPH" < "$TMP/storm.json" | tr '\n' ' '))"
 
 for r in $R1 $R3; do
         ctl --format json explain "$r" > "$TMP/$r.json"; ok $? "explain $r"
@@ -248,19 +287,28 @@ for r in $R1 $R3; do
         # work lands (run start and stop, perf stat starting and exiting,
         # the daemon's boundary commit), a little differently in each run;
         # CI saw psi_io_* at +0.0 s and cpu_system, runqueue_wait_ns at the
-        # last 0.3 s of normal runs on quiet attempts (listed, not counted)
+        # last 0.3 s of normal runs on quiet attempts (listed, not counted).
+        # And in what perf stat judged quiet (JUDGED, above).
         len_s=$(sql "SELECT (end - start) / 1e9 FROM run WHERE name = '$r'")
-        MID="[p for p in d['phases'] if p['start_offset_s'] >= 0.35 and p['start_offset_s'] + p['duration_s'] <= $len_s - 0.35]"
+        MID="[p for p in d['phases'] if p['start_offset_s'] >= 0.35 and p['start_offset_s'] + p['duration_s'] <= $len_s - 0.35 and $JUDGED]"
         n=$(jpy "len($MID)" < "$TMP/$r.json")
-        [ "$n" = 0 ]; judge_quiet $? "$r: no phase at all away from its edges ($n; all: $(jpy '[(round(p["start_offset_s"], 2), round(p["duration_s"], 2), [m["metric"] for m in p["metrics"]]) for p in d["phases"]]' < "$TMP/$r.json" | tr '\n' ' '))"
+        [ "$n" = 0 ]; judge_quiet $? "$r: no phase in what perf stat judged away from its edges ($n; all: $(jpy "$ALLPH" < "$TMP/$r.json" | tr '\n' ' '))"
 done
 ctl explain $R1 | sed 's/^/# /'
 
 # the chart: the run against its siblings' band, phases shaded
 ctl plot explain $R2 -o "$TMP/explain.svg" && grep -q "<svg" "$TMP/explain.svg"; ok $? "plot explain $R2 -o FILE.svg"
+# explain's phases again, next to the chart (a clean-clone CI run once saw
+# the chart's shaded ranges differ from the phases explain gave some
+# seconds before; the cause is not known: the diag below says whether
+# explain's own answer had changed)
+ctl --format json explain $R2 > "$TMP/storm2.json"
 ctl --format json plot explain $R2 > "$TMP/plot.json"; ok $? "plot explain --format json"
-[ "$(jpy 'len(d.get("shaded", []))' < "$TMP/plot.json")" = "$(jpy 'len(d["phases"])' < "$TMP/storm.json")" ]
-ok $? "one shaded range per phase (shaded: $(jpy '[(round(x["from"], 2), round(x["to"], 2)) for x in d.get("shaded", [])]' < "$TMP/plot.json" | tr '\n' ' '); phases: $(jpy '[(round(p["start_offset_s"], 2), round(p["duration_s"], 2)) for p in d["phases"]]' < "$TMP/storm.json" | tr '\n' ' '))"
+cmp -s <(jpy "$ALLPH" < "$TMP/storm.json") <(jpy "$ALLPH" < "$TMP/storm2.json") ||
+        diag "explain's phases changed since the first explain: $(jpy "$ALLPH" < "$TMP/storm.json" | tr '\n' ' ') then $(jpy "$ALLPH" < "$TMP/storm2.json" | tr '\n' ' ')"
+[ "$(jpy '[(round(x["from"], 3), round(x["to"], 3)) for x in d.get("shaded", [])]' < "$TMP/plot.json")" = \
+  "$(jpy '[(round(p["start_offset_s"], 3), round(p["start_offset_s"] + p["duration_s"], 3)) for p in d["phases"]]' < "$TMP/storm2.json")" ]
+ok $? "one shaded range per phase, the same (shaded: $(jpy '[(round(x["from"], 2), round(x["to"], 2)) for x in d.get("shaded", [])]' < "$TMP/plot.json" | tr '\n' ' '); phases: $(jpy '[(round(p["start_offset_s"], 2), round(p["duration_s"], 2)) for p in d["phases"]]' < "$TMP/storm2.json" | tr '\n' ' '))"
 [ "$(jpy 'd["series"][1]["name"]' < "$TMP/plot.json")" = "$(jpy 'd["counters"][0]["metric"]' < "$TMP/storm.json"): $R2" ]
 ok $? "the top counter drawn first, after its siblings' band"
 
