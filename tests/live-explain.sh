@@ -43,9 +43,9 @@ iv_s=$(awk -v n="$(interval_ns)" 'BEGIN { printf "%.3f", n / 1e9 }')
 # process alone) at least quadruple the lock rate the normal runs saw (a
 # phase needs the run at twice the highest sibling), and no three 100 ms
 # intervals in a row of a normal run (the shortest phase) hold, above
-# their median, a quarter of what the storm made in three, and the storm run
-# has no other lock departure (explain's rule on perf stat's counts, below)
-# away from its storm.  Quiet: besides, no three
+# their median, a quarter of what the storm made in three, and the storm
+# contended on each of its CPUs throughout (perf stat -A, storm_uneven
+# below).  Quiet: besides, no three
 # intervals in a row of page faults, context switches or lock contentions
 # in any run (the storm run away from its storm) above twice the other
 # runs' highest at the same offsets, or under half their lowest (explain's
@@ -168,6 +168,7 @@ storm_uneven() {
 }
 lock_clean=no
 quiet=no
+other_lock=
 chosen=
 for a in 1 2 3; do
         # a database of its own per attempt: an earlier attempt's group,
@@ -185,13 +186,17 @@ for a in 1 2 3; do
         own=$(awk -F, '/lock:contention_begin/ { print int($1) }' "$TMP/own-ex$a-r2.csv")
         diag "attempt $a: round trips $s1, $s2 (storm), $s3; normal runs' 100 ms lock counts median, most in 3 in a row: $m1, $x1; $m3, $x3; the storm's own ${own:-?} in 2 s"
         own4=$(( ${own:-0} * 3 / 20 / 4 ))     # a quarter of what the storm made in 3 intervals
-        # and no other lock departure in the storm run away from its storm
+        # another lock departure in the storm run away from its storm: the
+        # ping-pong's own spinlock bursts (perf record: wl-pingpong in
+        # __pv_queued_spin_lock_slowpath, 130-300 in 0.3 s) in most
+        # sanitizer-build attempts, or another process; "one phase with lock
+        # counters" is then judged only where explain found just one
         other=$(bg_depart ex$a-r2 ex$a-r1 ex$a-r3 lock:contention_begin 1.5 4.7)
         [ -n "$other" ] && diag "attempt $a: ex$a-r2 lock:contention_begin from $other in 3 intervals, away from the storm"
         uneven=$(storm_uneven ex$a-r2)
         [ -n "$uneven" ] && diag "attempt $a: the storm did not contend on each of its CPUs throughout: $uneven"
         if [ "${own:-0}" -ge $(( (m1 + m3) / 2 * 20 * 3 )) ] && [ $((x1 - 3 * m1)) -le "$own4" ] && [ $((x3 - 3 * m3)) -le "$own4" ] &&
-           [ -z "$other" ] && [ -z "$uneven" ]; then
+           [ -z "$uneven" ]; then
                 q=yes
                 for r in 1 2 3; do
                         sibs=$(echo 1 2 3 | tr ' ' '\n' | grep -vx $r | sed "s/^/ex$a-r/" | tr '\n' ' ')
@@ -206,10 +211,10 @@ for a in 1 2 3; do
                                 fi
                         done
                 done
-                chosen=$a lock_clean=yes quiet=$q       # the latest lock-clean attempt
+                chosen=$a lock_clean=yes quiet=$q other_lock=$other    # the latest lock-clean attempt
                 [ $q = yes ] && break
         else
-                diag "attempt $a: not lock-clean (another process stormed, the storm did not quadruple the lock rate, or it did not contend on both CPUs throughout)"
+                diag "attempt $a: not lock-clean (another process stormed in a normal run, the storm did not quadruple the lock rate, or it did not contend on both CPUs throughout)"
         fi
 done
 if [ -n "$chosen" ] && [ "$chosen" != "$a" ]; then
@@ -249,26 +254,29 @@ jpy 'd["counters"][0]["run_rate"] > d["counters"][0]["siblings_max"]' < "$TMP/st
 judge $? "above the siblings' range ($(jpy '[round(d["counters"][0][k], 1) for k in ("run_rate", "siblings_min", "siblings_max")]' < "$TMP/storm.json" | tr '\n' ' ')/s)"
 LP='[p for p in d["phases"] if any(m["metric"] == "lock_contentions" or m["metric"].startswith("lock_contentions_") or m["metric"] == "lock_wait_ns" for m in p["metrics"])]'
 np=$(jpy "len($LP)" < "$TMP/storm.json")
-[ "$np" = 1 ]; judge $? "one phase with lock counters in it ($np)"
-ps=$(jpy "$LP[0]['start_offset_s']" < "$TMP/storm.json" 2>/dev/null || echo -1)
-pd=$(jpy "$LP[0]['duration_s']" < "$TMP/storm.json" 2>/dev/null || echo -1)
+if [ -z "$other_lock" ] || [ "$np" = 1 ]; then [ "$np" = 1 ]; judge $? "one phase with lock counters in it ($np)"
+else skip_one "perf stat saw another lock burst in $R2, away from the storm (+$other_lock)" -- "one phase with lock counters in it ($np)"; fi
+# the lock phase over the storm
+LPS="[p for p in $LP if p['start_offset_s'] < $end_s and p['start_offset_s'] + p['duration_s'] > $off_s]"
+ps=$(jpy "$LPS[0]['start_offset_s']" < "$TMP/storm.json" 2>/dev/null || echo -1)
+pd=$(jpy "$LPS[0]['duration_s']" < "$TMP/storm.json" 2>/dev/null || echo -1)
 awk -v p="$ps" -v s="$off_s" -v t="$iv_s" 'BEGIN { d = p - s; exit !(d <= t + 0.0005 && d >= -t - 0.0005) }'
 judge $? "it starts within one tick of the storm: +${ps}s against +${off_s}s"
 awk -v p="$ps" -v d="$pd" -v e="$end_s" -v t="$iv_s" 'BEGIN { x = p + d - e; exit !(x <= t + 0.0005 && x >= -t - 0.0005) }'
 judge $? "and ends within one tick of its end: +$(awk -v p="$ps" -v d="$pd" 'BEGIN { print p + d }')s against +${end_s}s"
-judge_lead=$(jpy "$LP[0]['metrics'][0]['metric']" < "$TMP/storm.json" 2>/dev/null)
+judge_lead=$(jpy "$LPS[0]['metrics'][0]['metric']" < "$TMP/storm.json" 2>/dev/null)
 echo "$judge_lead" | grep -Eqx "$LOCKRE"
-judge $? "a lock counter leads it: $judge_lead ($(jpy "[(m['metric'], round(m['ratio'], 1)) for m in $LP[0]['metrics']]" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' '))"
+judge $? "a lock counter leads it: $judge_lead ($(jpy "[(m['metric'], round(m['ratio'], 1)) for m in $LPS[0]['metrics']]" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' '))"
 # lock wait time, where the BPF program runs, is among what moved (the
 # storm also makes the ping-pong wait for a CPU: runqueue_wait_ns and
 # psi_cpu may rank above it, so its rank is not asserted)
 if [ "$(ctl --format json metrics | jpy "[m['available'] for m in d['metrics'] if m['name'] == 'lock_wait_ns'][0]")" = true ]; then
-        jpy "[m['metric'] for m in $LP[0]['metrics']]" < "$TMP/storm.json" 2>/dev/null | grep -qx lock_wait_ns
+        jpy "[m['metric'] for m in $LPS[0]['metrics']]" < "$TMP/storm.json" 2>/dev/null | grep -qx lock_wait_ns
         judge $? "lock wait time (lock_wait_ns) is among the phase's counters"
 else
         skip_one "lock_wait_ns unavailable here (no BPF)" -- "lock wait time among the phase's counters"
 fi
-pc=$(jpy "$LP[0]['cpus']" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' ')
+pc=$(jpy "$LPS[0]['cpus']" < "$TMP/storm.json" 2>/dev/null | tr '\n' ' ')
 [ "$pc" = "$want_cpus" ]; judge $? "on the CPUs the storm ran on: [$pc] (storm pinned to $scpus)"
 grep -Eq "From \+.* ($LOCKRE)" <(tr '\n' ' ' < "$TMP/storm.txt" | sed 's/\. /.\n/g'); judge $? "the summary says when and what"
 # the counters perf stat judged quiet: a phase in the others alone (the
