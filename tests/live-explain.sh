@@ -158,7 +158,7 @@ storm_uneven() {
                         for (i = 1; i <= k; i++) {
                                 c = want[i]
                                 if (!n[c]) { printf "CPU %s: no count in the storm", c; exit }
-                                m = 0; for (j = 1; j <= n[c]; j++) x[j] = v[c, j]
+                                for (j = 1; j <= n[c]; j++) x[j] = v[c, j]
                                 asort(x); med = x[int((n[c] + 1) / 2)]
                                 for (j = 1; j <= n[c]; j++)
                                         if (4 * v[c, j] < med) { printf "CPU %s: 100 ms counts%s (median %d)", c, list[c], med; exit }
@@ -306,14 +306,14 @@ ctl explain $R1 | sed 's/^/# /'
 
 # the chart: the run against its siblings' band, phases shaded
 ctl plot explain $R2 -o "$TMP/explain.svg" && grep -q "<svg" "$TMP/explain.svg"; ok $? "plot explain $R2 -o FILE.svg"
-# explain's phases again, next to the chart (a clean-clone CI run once saw
-# the chart's shaded ranges differ from the phases explain gave some
-# seconds before; the cause is not known: the diag below says whether
-# explain's own answer had changed)
+# explain's answer again, next to the chart, some seconds after the first:
+# the same for a finished run (it was not, once in CI, when the tick after
+# the last run's end started some 20 ns inside it and so joined that run,
+# a sibling, once it was written: ticks now tile time exactly)
 ctl --format json explain $R2 > "$TMP/storm2.json"
 ctl --format json plot explain $R2 > "$TMP/plot.json"; ok $? "plot explain --format json"
-cmp -s <(jpy "$ALLPH" < "$TMP/storm.json") <(jpy "$ALLPH" < "$TMP/storm2.json") ||
-        diag "explain's phases changed since the first explain: $(jpy "$ALLPH" < "$TMP/storm.json" | tr '\n' ' ') then $(jpy "$ALLPH" < "$TMP/storm2.json" | tr '\n' ' ')"
+cmp -s "$TMP/storm.json" "$TMP/storm2.json"
+ok $? "explain $R2 gives the same answer seconds later (phases then: $(jpy "$ALLPH" < "$TMP/storm.json" | tr '\n' ' '); now: $(jpy "$ALLPH" < "$TMP/storm2.json" | tr '\n' ' '))"
 [ "$(jpy '[(round(x["from"], 3), round(x["to"], 3)) for x in d.get("shaded", [])]' < "$TMP/plot.json")" = \
   "$(jpy '[(round(p["start_offset_s"], 3), round(p["start_offset_s"] + p["duration_s"], 3)) for p in d["phases"]]' < "$TMP/storm2.json")" ]
 ok $? "one shaded range per phase, the same (shaded: $(jpy '[(round(x["from"], 2), round(x["to"], 2)) for x in d.get("shaded", [])]' < "$TMP/plot.json" | tr '\n' ' '); phases: $(jpy '[(round(p["start_offset_s"], 2), round(p["duration_s"], 2)) for p in d["phases"]]' < "$TMP/storm2.json" | tr '\n' ' '))"
