@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench-cgroup.sh - what a run's own counters cost (daemon/owncg.c).
+# bench-cgroup.sh - what a run's own counters cost (daemon/sampler/owncg.c).
 #
 # While a run with its own cgroup is open, scalemond holds per CPU one
 # perf event in cgroup mode for each cpu-scope perf metric it samples
@@ -8,7 +8,7 @@
 # cgroup events in and out when it switches between tasks of different
 # cgroups, so the cost grows with context switches, and is nothing once
 # the run ends.  Measured here on the worst case, a pipe ping-pong
-# (tests/wl-pingpong N: 2N switches), timed inside the run, alternating
+# (tests/workloads/wl-pingpong N: 2N switches), timed inside the run, alternating
 #   nocg   run exec --no-cgroup (the machine's counters only)
 #   cg     run exec (its own cgroup, counted)
 # and the run-start latency with and without a cgroup (the events'
@@ -29,7 +29,7 @@ awk '$3 == "cgroup2" { f = 1 } END { exit !f }' /proc/self/mounts || { echo "ben
 "$top_builddir/scalemond" --foreground --db "$tmp/db" --socket "$tmp/sock" 2>"$tmp/log" & d=$!
 for _ in $(seq 100); do grep -q started: "$tmp/log" && break; sleep 0.05; done
 ctl() { "$top_builddir/scalemonctl" --db "$tmp/db" --socket "$tmp/sock" "$@"; }
-wl="$top_builddir/tests/wl-pingpong"
+wl="$top_builddir/tests/workloads/wl-pingpong"
 cgdir=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)/scalemon-bench-$$
 mkdir -p "$cgdir"
 trap '[ -n "$d" ] && kill "$d" 2>/dev/null; rmdir "$cgdir" 2>/dev/null; rm -rf "$tmp"' EXIT

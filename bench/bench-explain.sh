@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench-explain.sh - scalemonctl explain on a run of 10 minutes at 100 ms
-# of a 256-CPU machine, with two siblings (tests/gen-explain.c; the
+# of a 256-CPU machine, with two siblings (tests/workloads/gen-explain.c; the
 # database is kept in /var/tmp/scalemon-bench/explain-256.db, or
 # BENCH_EXPLAIN_DB).  Target: under 1 s, the median of BENCH_REPEATS (5)
 # runs after one untimed run (warm page cache).  The answer is checked
@@ -11,7 +11,7 @@ DB=${BENCH_EXPLAIN_DB:-/var/tmp/scalemon-bench/explain-256.db}
 N=${BENCH_REPEATS:-5}
 CTL="$top_builddir/scalemonctl"
 mkdir -p "$(dirname "$DB")" || exit 1
-"$top_builddir/tests/gen-explain" "$DB" || exit 1
+"$top_builddir/tests/workloads/gen-explain" "$DB" || exit 1
 out=$("$CTL" --db "$DB" --format json explain bx-slow) || { echo "bench-explain: explain failed"; exit 1; }
 check=$(echo "$out" | python3 -c '
 import json, sys

@@ -2,7 +2,7 @@
 # bench-lockwait.sh - what lock wait time (BPF on lock:contention_begin/
 # end) costs, side by side in one run.
 #
-# 1. The mmap storm (tests/wl-mmapstorm 4 threads, 3 s; the worst case:
+# 1. The mmap storm (tests/workloads/wl-mmapstorm 4 threads, 3 s; the worst case:
 #    thousands of contentions a second), scored by its own ops/s, under:
 #      none       nothing running
 #      sm-nobpf   scalemond at 1 s, the lock wait metrics excluded
@@ -73,9 +73,9 @@ score() {
                 c0=$(daemon_cpu)
                 if [ "$2" = perf-lock ]; then
                         /usr/bin/time -o "$tmp/time" -f '%U %S' perf lock record -a -o "$tmp/perf.data" -- \
-                                "$top_builddir/tests/wl-mmapstorm" 4 3 >"$tmp/ops" 2>/dev/null
+                                "$top_builddir/tests/workloads/wl-mmapstorm" 4 3 >"$tmp/ops" 2>/dev/null
                 else
-                        /usr/bin/time -o "$tmp/time" -f '%U %S' "$top_builddir/tests/wl-mmapstorm" 4 3 >"$tmp/ops"
+                        /usr/bin/time -o "$tmp/time" -f '%U %S' "$top_builddir/tests/workloads/wl-mmapstorm" 4 3 >"$tmp/ops"
                 fi
                 c1=$(daemon_cpu)
                 cat "$tmp/ops" "$tmp/time" | awk -v d=$(( ${c1:-0} - ${c0:-0} )) '
@@ -154,7 +154,7 @@ if command -v bpftool >/dev/null && [ -w /proc/sys/kernel/bpf_stats_enabled ]; t
         echo 1 >/proc/sys/kernel/bpf_stats_enabled
         bpftool -j prog show >"$tmp/p0.json"
         t0=$(date +%s%N)
-        "$top_builddir/tests/wl-mmapstorm" 4 3 >/dev/null
+        "$top_builddir/tests/workloads/wl-mmapstorm" 4 3 >/dev/null
         t1=$(date +%s%N)
         bpftool -j prog show >"$tmp/p1.json"
         echo "$old" >/proc/sys/kernel/bpf_stats_enabled

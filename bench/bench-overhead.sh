@@ -4,7 +4,7 @@
 # Three workloads, each scored by the workload itself:
 #   messaging  perf bench sched messaging (context-switch heavy), seconds
 #   futex      perf bench futex hash (lock heavy), operations per second
-#   faults     tests/wl-touch, 8 x 200,000 fresh pages (page-fault heavy;
+#   faults     tests/workloads/wl-touch, 8 x 200,000 fresh pages (page-fault heavy;
 #              long enough for several 1 s ticks), seconds
 # under four observers:
 #   none       nothing running
@@ -67,7 +67,7 @@ score() {       # workload -> one number
         futex) perf bench futex hash -r 3 -t "$(nproc)" 2>/dev/null | awk '/Averaged/ { print $2 }' ;;
         faults)
                 t0=$(date +%s%N)
-                for _ in 1 2 3 4 5 6 7 8; do "$top_builddir/tests/wl-touch" 200000 >/dev/null; done
+                for _ in 1 2 3 4 5 6 7 8; do "$top_builddir/tests/workloads/wl-touch" 200000 >/dev/null; done
                 t1=$(date +%s%N)
                 echo "scale=6; ($t1 - $t0) / 1000000000" | bc ;;
         esac

@@ -1,4 +1,4 @@
-/* lockwait-abi.h - what bpf/lockwait.bpf.c and daemon/lockwait.c share: the
+/* lockwait-abi.h - what bpf/lockwait.bpf.c and daemon/kernel/lockwait.c share: the
  * layout of the BPF maps' keys and values, and the tracepoint's flag bits.
  *
  * Included by the BPF program (clang -target bpf) and by the daemon, so it
@@ -20,7 +20,7 @@
 #define LW_F_MUTEX  (1U << 5)
 
 /* Lock types as scalemon counts them, one lock_contentions_<type> metric
- * each (daemon/lockwait-decode.c maps flags to these). */
+ * each (daemon/kernel/lockwait-decode.c maps flags to these). */
 enum lw_type {
         LW_SPINLOCK,
         LW_RWLOCK,

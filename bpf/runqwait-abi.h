@@ -1,4 +1,4 @@
-/* runqwait-abi.h - what bpf/runqwait.bpf.c and daemon/runqwait.c share:
+/* runqwait-abi.h - what bpf/runqwait.bpf.c and daemon/kernel/runqwait.c share:
  * the layout of the per-CPU slot the daemon maps and reads every tick.
  * Fixed-width types only: included by the BPF program and the daemon. */
 #ifndef SCALEMON_BPF_RUNQWAIT_ABI_H

@@ -45,7 +45,7 @@ struct run_start_args {
         size_t ntags;
         const char *command;            /* or NULL */
         enum proto_if_exists if_exists; /* when a run of that name exists */
-        /* The run's own cgroup (daemon/owncg.c): NULL none, "new" one
+        /* The run's own cgroup (daemon/sampler/owncg.c): NULL none, "new" one
          * scalemond makes (run exec), else a directory of the cgroup2 mount */
         const char *cgroup;
 };

@@ -13,7 +13,7 @@
 #include "metric.h"
 
 /* /proc/schedstat, cpuN lines (versions 15-17): field 8 is the run queue
- * wait in ns (daemon/procfs.h has the same number for the parser). */
+ * wait in ns (daemon/kernel/procfs.h has the same number for the parser). */
 #define SCHEDSTAT_FIELD_RUN_DELAY 8
 
 /* kvm_exit's exit_reason for a PAUSE exit: VMX basic exit reason 40
@@ -110,7 +110,7 @@ const struct metric_def metric_table[_M_MAX] = {
                 "/proc/vmstat numa_pages_migrated", "pages NUMA balancing moved", .key = "numa_pages_migrated" },
         [M_PGMIGRATE_SUCCESS] = { "pgmigrate_success", SCOPE_SYSTEM, "pages", SRC_VMSTAT,
                 "/proc/vmstat pgmigrate_success", "pages migrated, for any reason", .key = "pgmigrate_success" },
-        /* scheduler pressure (daemon/sampler-pressure.c) */
+        /* scheduler pressure (daemon/sampler/sampler-pressure.c) */
         [M_PSI_CPU_SOME] = { "psi_cpu_some_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/cpu some total",
                 "time some runnable task waited for a CPU", .key = "cpu", .field = 0 },
         [M_PSI_MEMORY_SOME] = { "psi_memory_some_us", SCOPE_SYSTEM, "us", SRC_PSI, "/proc/pressure/memory some total",

@@ -25,7 +25,7 @@ enum metric_source {
         SRC_VMSTAT,     /* /proc/vmstat, .key */
         SRC_PSI,        /* /proc/pressure/.key, .field 0 = some, 1 = full (sampler-pressure.c) */
         SRC_SCHEDSTAT,  /* /proc/schedstat cpuN line, .field (1 = first number) */
-        SRC_BPF,        /* BPF on lock:contention_begin/end (daemon/lockwait.c) */
+        SRC_BPF,        /* BPF on lock:contention_begin/end (daemon/kernel/lockwait.c) */
 };
 
 enum metric_id {

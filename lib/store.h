@@ -174,7 +174,7 @@ struct store_score {
 };
 
 /* LEVEL_CGROUP: the run's own cgroup (loc 0), where the run had one
- * (daemon/owncg.c; schema 0007) */
+ * (daemon/sampler/owncg.c; schema 0007) */
 enum total_level { LEVEL_CPU, LEVEL_NODE, LEVEL_SYSTEM, LEVEL_CGROUP };
 const char *total_level_name(enum total_level l);
 

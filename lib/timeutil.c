@@ -294,7 +294,7 @@ void time_format_local_ms(int64_t ns, char *buf, size_t len)
 /* TEST SEAM, not a feature, built only with ./configure --enable-test-seams.
  * With SCALEMON_TEST_REALTIME_OFFSET_FILE set in
  * the environment, now_realtime_ns() adds the signed number of nanoseconds
- * written (ASCII) in that file, so that tests/fault-clock.sh can make the
+ * written (ASCII) in that file, so that tests/fault/fault-clock.sh can make the
  * wall clock jump for scalemond and scalemonctl without touching the
  * machine's clock.  The file is read again only when it changes (inode,
  * size or mtime: replace it with rename(2) to change it); a missing or

@@ -2,7 +2,7 @@
 --
 -- A run started by `scalemonctl run exec` (or `run start --cgroup PATH`)
 -- has its own cgroup, and scalemond counts for it while the run is open
--- (daemon/owncg.c): perf events in cgroup mode, the cgroup's cpu.stat and
+-- (daemon/sampler/owncg.c): perf events in cgroup mode, the cgroup's cpu.stat and
 -- its pressure files.  Those totals go to run_total beside the machine's,
 -- at the new level 'cgroup' ("this run's cgroup"):
 --  1. level 'cgroup' has loc 0, and one row per metric the run's cgroup

@@ -7,7 +7,7 @@ set -u
 : "${srcdir:=.}"
 SCALEMOND=${SCALEMOND:-$top_builddir/scalemond}
 SCALEMONCTL=${SCALEMONCTL:-$top_builddir/scalemonctl}
-WL=$top_builddir/tests
+WL=$top_builddir/tests/workloads
 TMP=$(mktemp -d /tmp/scalemon-test.XXXXXX)
 DB=$TMP/scalemon.db
 SOCK=$TMP/control.sock

@@ -12,7 +12,7 @@ echo "== building (log: demo/build.log)"
         [ -x configure ] || autoreconf -fi
         mkdir -p build
         [ -f build/Makefile ] || (cd build && ../configure -q)
-        make -s -C build -j"$(nproc)" all tests/wl-pingpong tests/wl-mmapstorm tests/wl-thp
+        make -s -C build -j"$(nproc)" all tests/workloads/wl-pingpong tests/workloads/wl-mmapstorm tests/workloads/wl-thp
 } >demo/build.log 2>&1 || { tail -n 30 demo/build.log; echo "demo.sh: the build failed" >&2; exit 1; }
 B=$top/build
 export SCALEMON_DB=$top/demo/scalemon.db SCALEMON_SOCKET=$top/demo/control.sock
@@ -28,10 +28,10 @@ sleep 0.5
 
 C=$B/scalemonctl
 echo "== runs: a kernel-lock storm at 2 and 4 threads, pipe ping-pong, 64 huge pages split"
-"$C" run exec storm-2 --tag threads=2 --score-regex 'ops=ops=([0-9]+)' -- "$B/tests/wl-mmapstorm" 2 2
-"$C" run exec storm-4 --tag threads=4 --score-regex 'ops=ops=([0-9]+)' -- "$B/tests/wl-mmapstorm" 4 2
-"$C" run exec pingpong --score-regex 'round_trips=round_trips=([0-9]+)' -- "$B/tests/wl-pingpong" 100000
-"$C" run exec thp-split -- "$B/tests/wl-thp" 64 || true
+"$C" run exec storm-2 --tag threads=2 --score-regex 'ops=ops=([0-9]+)' -- "$B/tests/workloads/wl-mmapstorm" 2 2
+"$C" run exec storm-4 --tag threads=4 --score-regex 'ops=ops=([0-9]+)' -- "$B/tests/workloads/wl-mmapstorm" 4 2
+"$C" run exec pingpong --score-regex 'round_trips=round_trips=([0-9]+)' -- "$B/tests/workloads/wl-pingpong" 100000
+"$C" run exec thp-split -- "$B/tests/workloads/wl-thp" 64 || true
 
 echo "== scalemonctl status"
 "$C" status

@@ -8,7 +8,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-$(cd "$top/tests" && ls fuzz-*.c | sed -n 's/^fuzz-\(.*\)\.c$/\1/p' | grep -v '^main$')}
+targets=${*:-$(cd "$top/tests/fuzz" && ls fuzz-*.c | sed -n 's/^fuzz-\(.*\)\.c$/\1/p' | grep -v '^main$')}
 b=$top/build-fuzz
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$b"
@@ -16,12 +16,12 @@ mkdir -p "$b"
 if [ ! -f "$b/Makefile" ]; then
         (cd "$b" && "$top/configure" -q CC=clang CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $san")
 fi
-make -s -C "$b" libscalemon.a libscalemond.a libscalemon-exporter.a
+make -s -C "$b" libscalemon.a libsmkernel.a libsmsampler.a libscalemond.a libscalemon-exporter.a
 libs="$(pkg-config --libs libsystemd sqlite3 jansson) -lm"
 for t in $targets; do
-        clang -g -O1 -fsanitize=fuzzer $san -I"$b" -I"$top/lib" -I"$top/daemon" -I"$top/client" -I"$top/exporter" \
-                $(pkg-config --cflags jansson) "$top/tests/fuzz-$t.c" $(cat "$top/tests/fuzz-$t.deps" 2>/dev/null || true) \
-                "$b/libscalemon-exporter.a" "$b/libscalemond.a" "$b/libscalemon.a" $libs -o "$b/fuzz-$t"
+        clang -g -O1 -fsanitize=fuzzer $san -I"$b" -I"$top/lib" -I"$top/daemon" -I"$top/daemon/sampler" -I"$top/daemon/kernel" -I"$top/client" -I"$top/exporter" \
+                $(pkg-config --cflags jansson) "$top/tests/fuzz/fuzz-$t.c" $(cat "$top/tests/fuzz/fuzz-$t.deps" 2>/dev/null || true) \
+                "$b/libscalemon-exporter.a" "$b/libscalemond.a" "$b/libsmsampler.a" "$b/libsmkernel.a" "$b/libscalemon.a" $libs -o "$b/fuzz-$t"
         mkdir -p "$b/corpus-$t"
         echo "fuzz.sh: $t for ${secs}s"
         (cd "$b" && "./fuzz-$t" -max_total_time="$secs" -print_final_stats=1 "corpus-$t" "$top/tests/fuzz/$t")

@@ -1,0 +1,53 @@
+#!/bin/bash
+# live-lockwait-refused.sh - BPF refused: scalemond without CAP_BPF and
+# CAP_SYS_ADMIN (setpriv drops them from the bounding set, CAP_PERFMON
+# stays), then with bpf() blocked by a seccomp filter (tests/workloads/wl-nobpf).
+# Each time the lock wait metrics are unavailable with the reason, said
+# once in the log, and everything else is still counted: lock_contentions
+# on the mmap storm, context switches, CPU time.
+. "${srcdir:-.}/tests/lib.sh"
+need_root
+command -v python3 >/dev/null || skip_all "python3 not installed"
+command -v setpriv >/dev/null || skip_all "setpriv not installed (package util-linux)"
+INTERVAL=200ms
+LOCK_METRICS="lock_wait_ns lock_wait_max_ns lock_contentions_spinlock lock_contentions_rwlock lock_contentions_mutex
+ lock_contentions_rwsem_read lock_contentions_rwsem_write lock_contentions_percpu_rwsem lock_contentions_rtmutex lock_wait_lost"
+
+# refused HOW WANT-IN-REASON: start the daemon under HOW, check, stop it
+refused() {
+        local how=$1 want=$2 real=$SCALEMOND
+        cat >"$TMP/wrap" <<EOW
+#!/bin/bash
+exec $how "$real" "\$@"
+EOW
+        chmod +x "$TMP/wrap"
+        rm -f "$DB" "$DB-wal" "$DB-shm"; : >"$TMP/daemon.log"
+        SCALEMOND=$TMP/wrap start_daemon
+        local m why n
+        n=0
+        for m in $LOCK_METRICS; do
+                why=$(ctl --format json metrics | jpy "[m.get('why') or 'available' for m in d['metrics'] if m['name'] == '$m'][0]")
+                [[ "$why" == *"$want"* ]] && n=$((n + 1))
+        done
+        [ $n -eq 10 ]; ok $? "$how: the 10 lock wait metrics are unavailable, why: $why"
+        [ "$(grep -c 'lock_wait.*unavailable\|lock_contentions_.*unavailable' "$TMP/daemon.log")" -eq 1 ]
+        ok $? "  said once in the log: $(grep 'lock_wait_ns unavailable' "$TMP/daemon.log" | head -n 1 | cut -c1-160)"
+        [ "$(ctl --format json metrics | jpy "[m['available'] for m in d['metrics'] if m['name'] == 'lock_contentions'][0]")" = true ]
+        ok $? "  lock_contentions is still available"
+        ctl run start "storm$3" >/dev/null && "$WL/wl-mmapstorm" 4 1 >/dev/null && ctl run stop "storm$3" >/dev/null
+        ok $? "  a run of the storm"
+        local j; j=$(ctl --format json report --since "storm$3" --until "storm$3")
+        local lc cs; lc=$(echo "$j" | jpy "int(d['runs'][0]['metrics']['lock_contentions']['total'])")
+        cs=$(echo "$j" | jpy "int(d['runs'][0]['metrics']['context_switches']['total'])")
+        [ "$lc" -ge 50 ] && [ "$cs" -ge 50 ]
+        ok $? "  counted as before: lock_contentions $lc, context_switches $cs"
+        [ "$(echo "$j" | jpy "d['runs'][0]['locks']")" = "" ] && echo "$j" | jpy "d['runs'][0]['locks_why']" | grep -q 'without BPF'
+        ok $? "  the run has no locks table, and says why: $(echo "$j" | jpy "d['runs'][0]['locks_why']")"
+        [ "$(echo "$j" | jpy "d['runs'][0]['metrics']['lock_wait_ns']['total']")" = null ]
+        ok $? "  lock_wait_ns is null (not 0) in the run's report"
+        check "  daemon stops cleanly" -- stop_daemon
+}
+
+refused "setpriv --bounding-set -bpf,-sys_admin --" "needs CAP_BPF" 1
+refused "$WL/wl-nobpf" "refused" 2
+finish
