@@ -153,7 +153,8 @@ check "Prometheus ingested the OpenMetrics exposition (metadata type of scalemon
 health=$(curl -sf "$API/targets" | jpy 'd["data"]["activeTargets"][0]["lastError"]')
 check "the target has no scrape error ('$health')" -- test -z "$health"
 
-# The README's PromQL examples: Prometheus parses and evaluates each
+# The guide's PromQL examples (doc/GUIDE.md, "Many machines"):
+# Prometheus parses and evaluates each
 # (with run r42 made the test's run pp); the first is the context switches
 # per CPU during the run, over a window from the scrape before the run (T1)
 # to the first scrape after it (T2): it counts at least what the run itself
@@ -169,17 +170,17 @@ while IFS= read -r -d '' block; do
         fi
         res=$(curl -s "$API/query" --data-urlencode "query=$block")
         st=$(echo "$res" | jpy 'd["status"]')
-        check "README's PromQL example $n is accepted ($st$( [ "$st" = success ] || echo ": $res"))" -- test "$st" = success
+        check "the guide's PromQL example $n is accepted ($st$( [ "$st" = success ] || echo ": $res"))" -- test "$st" = success
         if [ $n = 1 ]; then
                 v=$(echo "$res" | jpy 'sum(float(r["value"][1]) for r in d["data"]["result"])')
                 python3 -c "import sys; sys.exit(0 if $v >= 2 * $N and $v >= 0.95 * $own else 1)"
-                ok $? "the README's query finds the run's window: $v switches, the run's own $own, 2N $((2 * N))"
+                ok $? "the guide's query finds the run's window: $v switches, the run's own $own, 2N $((2 * N))"
         fi
 done < <(python3 -c '
 import re, sys
 for b in re.findall(r"```promql\n(.*?)```", open(sys.argv[1]).read(), re.S):
-    sys.stdout.write(b.strip() + "\0")' "$srcdir/README.md")
-ok $(( n >= 4 ? 0 : 1 )) "README has $n PromQL examples"
+    sys.stdout.write(b.strip() + "\0")' "$srcdir/doc/GUIDE.md")
+ok $(( n >= 4 ? 0 : 1 )) "doc/GUIDE.md has $n PromQL examples"
 
 curl -sf "http://127.0.0.1:$EPORT/metrics" >"$TMP/metrics.txt"
 check "promtool check metrics accepts the 0.0.4 exposition" -- sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"
