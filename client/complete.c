@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,36 +95,45 @@ struct completion {
         char sub[32];                   /* its sub-verb (run exec: "exec"), or "" */
         char key[PROTO_MAX_KEY + 1];    /* V_TAG_KV after "K=": K */
         const char *plot_kind;
+        char **words;                   /* the command line after "scalemonctl" */
+        int first;                      /* the verb's first word after it (and its sub-verb) */
+        int cword;                      /* the word being completed */
         const char *optstring;          /* the verb's options, caught from ctl_getopt */
         const struct option *options;
         struct store *store;            /* opened on demand; NULL if it cannot be */
         bool store_tried;
 };
 
-static jmp_buf caught;
 static struct completion *catching;
+static void complete_verb_words(struct completion *c);
 
+/* ctl_getopt's hook: the verb's table is caught, the completion done, and
+ * the program ends here, inside the verb's call, so that what the verb
+ * holds so far stays reachable, as at any exit. */
 static void catch_options(const char *optstring, const struct option *options)
 {
+        ctl_getopt_hook = NULL;
         catching->optstring = optstring;
         catching->options = options;
-        longjmp(caught, 1);
+        complete_verb_words(catching);
+        store_close(catching->store);
+        exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED);
 }
 
-/* The verb's option table: call it with no arguments but the verb (and
- * sub-verb); it calls ctl_getopt first, which hands the table over. */
-static void verb_options(struct completion *c)
+/* Complete with the verb's option table: call the verb with no arguments
+ * but the verb (and sub-verb); it calls ctl_getopt first, which hands the
+ * table over (catch_options).  A verb that never did would be completed
+ * without options. */
+static void complete_verb(struct completion *c)
 {
         char *argv[3] = { (char *)c->verb->name, c->sub[0] ? c->sub : NULL, NULL };
 
-        c->options = NULL;
         catching = c;
         ctl_getopt_hook = catch_options;
         optind = 0;
-        if (setjmp(caught) == 0)
-                c->verb->fn(c->ctl, c->sub[0] ? 2 : 1, argv);
+        c->verb->fn(c->ctl, c->sub[0] ? 2 : 1, argv);
         ctl_getopt_hook = NULL;
-        optind = 0;
+        complete_verb_words(c);
 }
 
 static void emit(const char *prefix, const char *word, const char *suffix, const char *cur)
@@ -342,16 +350,17 @@ static enum value_kind positional_kind(const struct completion *c, size_t k)
         return V_NONE;
 }
 
-/* Words i.. of the verb, up to the one being completed (cword). */
-static void complete_verb_words(struct completion *c, char **words, int i, int cword)
+/* The verb's words from c->first up to the one being completed (cword). */
+static void complete_verb_words(struct completion *c)
 {
+        char **words = c->words;
+        int i = c->first, cword = c->cword;
         const char *cur = words[cword], *eq;
         bool dashdash = false;
         struct option shortopt;
         const struct option *o;
         size_t k = 0;
 
-        verb_options(c);
         for (; i < cword; i++) {
                 const char *w = words[i];
                 if (dashdash || (w[0] != '-' || !w[1])) {
@@ -452,7 +461,10 @@ int complete_main(struct ctl *ctl, const struct verb *verbs, size_t nverbs, cons
                         goto out;
                 snprintf(c.sub, sizeof c.sub, "%s", words[i++]);
         }
-        complete_verb_words(&c, words, i, (int)cword);
+        c.words = words;
+        c.first = i;
+        c.cword = (int)cword;
+        complete_verb(&c);
 out:
         if (words != argv + 1)
                 free(words);
