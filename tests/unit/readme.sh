@@ -39,6 +39,21 @@ echo "$cost" | grep -q "needs root"; ok $? "that they need root"
 echo "$cost" | grep -q "CPU offline"; ok $? "that they take a CPU offline"
 echo "$cost" | grep -q "measurements"; ok $? "and not to share the machine with measurements"
 
+# The package path: dpkg-buildpackage in this tree makes the packages the
+# README installs, under the names it gives.
+ver=$(sed -n '1s/^scalemon (\([^)]*\)).*/\1/p' "$srcdir/debian/changelog")
+acver=$(sed -n 's/^AC_INIT(\[scalemon\], \[\([^]]*\)\].*/\1/p' "$srcdir/configure.ac")
+echo "$quick" | grep -q '^tools/install-deps.sh && dpkg-buildpackage -us -uc -b' &&
+        echo "$quick" | grep -qF "../scalemon_${ver}_" && echo "$quick" | grep -qF "../scalemon-exporter_${ver}_" &&
+        echo "$quick" | grep -q '^apt-get install \.\./scalemon_\*\.deb'
+ok $? "the quick start builds the Debian packages and installs scalemon_${ver} (debian/changelog)"
+[ "$ver" = "$acver" ]; ok $? "debian/changelog's version is configure.ac's ($ver, $acver)"
+[ "$(sed -n 's/^Package: //p' "$srcdir/debian/control" | tr '\n' ' ')" = "scalemon scalemon-exporter " ]
+ok $? "debian/control makes the two packages it names"
+grep -q '^tools/install-deps.sh' <<<"$quick" && grep -q 'dpkg-dev' "$srcdir/tools/install-deps.sh" &&
+        grep -q 'debhelper' "$srcdir/tools/install-deps.sh"
+ok $? "tools/install-deps.sh installs dpkg-dev and debhelper"
+
 # The first ten commands: ten numbered items, each naming `scalemonctl VERB`
 # for a verb that scalemonctl --help lists.
 ten=$(section "$R" "The first ten commands")
