@@ -19,17 +19,6 @@
 #include "macro.h"
 #include "score.h"
 
-static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **ret_err, int r, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        if (ret_err && vasprintf(ret_err, fmt, ap) < 0)
-                *ret_err = NULL;
-        va_end(ap);
-        return r;
-}
-
 const char *score_format_name(enum score_format f)
 {
         static const char *const names[] = {
@@ -51,17 +40,17 @@ int score_source_parse(const char *arg, struct score_source *ret, char **ret_err
                         return 0;
                 }
         if (!startswith(arg, "json:"))
-                return fail(ret_err, -EINVAL, "use stress-ng, perf-bench, fio or json:FILE:PATH");
+                return ret_errf(ret_err, -EINVAL, "use stress-ng, perf-bench, fio or json:FILE:PATH");
         arg += 5;
         colon = strrchr(arg, ':');
         if (!colon || colon == arg || !colon[1])
-                return fail(ret_err, -EINVAL, "json: needs a FILE and a PATH, json:FILE:PATH (FILE - for the "
+                return ret_errf(ret_err, -EINVAL, "json: needs a FILE and a PATH, json:FILE:PATH (FILE - for the "
                                               "command's standard output), e.g. json:result.json:summary.ops");
         *ret = (struct score_source){ .format = SCORE_JSON, .file = strndup(arg, (size_t)(colon - arg)),
                                       .path = strdup(colon + 1) };
         if (!ret->file || !ret->path) {
                 score_source_clear(ret);
-                return fail(ret_err, -ENOMEM, "out of memory");
+                return ret_errf(ret_err, -ENOMEM, "out of memory");
         }
         return 0;
 }
@@ -192,7 +181,7 @@ int score_parse_stress_ng(const char *text, struct score_list *out, char **ret_e
                 found++;
         }
         if (!found)
-                return fail(ret_err, -ENOENT, "no stress-ng metrics table in the command's output (run stress-ng "
+                return ret_errf(ret_err, -ENOENT, "no stress-ng metrics table in the command's output (run stress-ng "
                                               "with --metrics-brief, --metrics or --yaml FILE)");
         return 0;
 }
@@ -226,7 +215,7 @@ int score_parse_stress_ng_yaml(const char *text, struct score_list *out, char **
                 } else if (startswith(s, "bogo-ops-per-second-real-time:") && name[0]) {
                         val = s + 30 + strspn(s + 30, " ");
                         if (!number(val, strcspn(val, " \r"), &v))
-                                return fail(ret_err, -EINVAL, "stress-ng YAML: stressor %s: '%s' is not a number",
+                                return ret_errf(ret_err, -EINVAL, "stress-ng YAML: stressor %s: '%s' is not a number",
                                             name, val);
                         add(out, name, v);
                         found++;
@@ -234,7 +223,7 @@ int score_parse_stress_ng_yaml(const char *text, struct score_list *out, char **
                 }
         }
         if (!found)
-                return fail(ret_err, -ENOENT, "no metrics in stress-ng's YAML file (it writes them at the end of "
+                return ret_errf(ret_err, -ENOENT, "no metrics in stress-ng's YAML file (it writes them at the end of "
                                               "a run that completed)");
         return 0;
 }
@@ -299,7 +288,7 @@ int score_parse_perf_bench(const char *text, struct score_list *out, char **ret_
                                 }
         }
         if (!found)
-                return fail(ret_err, -ENOENT, "no perf bench result in the command's output (Total time, usecs/op, "
+                return ret_errf(ret_err, -ENOENT, "no perf bench result in the command's output (Total time, usecs/op, "
                                               "ops/sec, operations/sec or GB/sec lines)");
         return 0;
 }
@@ -319,12 +308,12 @@ static json_t *load_json(const char *text, size_t len, const char *what, char **
                 start = nl ? nl + 1 : text + len;
         }
         if (start >= text + len) {
-                fail(ret_err, -ENOENT, "%s", what);
+                ret_errf(ret_err, -ENOENT, "%s", what);
                 return NULL;
         }
         doc = json_loadb(start, (size_t)(text + len - start), JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &e);
         if (!doc)
-                fail(ret_err, -EINVAL, "not JSON: %s (line %d)", e.text, e.line);
+                ret_errf(ret_err, -EINVAL, "not JSON: %s (line %d)", e.text, e.line);
         return doc;
 }
 
@@ -402,7 +391,7 @@ int score_parse_fio(const char *text, size_t len, struct score_list *out, char *
         }
         json_decref(doc);
         if (!found)
-                return fail(ret_err, -ENOENT, "fio's JSON has no job that did I/O");
+                return ret_errf(ret_err, -ENOENT, "fio's JSON has no job that did I/O");
         return 0;
 }
 
@@ -419,7 +408,7 @@ static json_t *json_at(json_t *doc, const char *path, char *last, size_t lastsiz
                 path++;
         copy = strdup(path);
         if (!copy) {
-                fail(ret_err, -ENOMEM, "out of memory");
+                ret_errf(ret_err, -ENOMEM, "out of memory");
                 return NULL;
         }
         for (char *c = copy; *c; c++)
@@ -437,7 +426,7 @@ static json_t *json_at(json_t *doc, const char *path, char *last, size_t lastsiz
                         snprintf(last, lastsize, "%s", s);
                 }
                 if (!v) {
-                        fail(ret_err, -ENOENT, "the JSON has nothing at %s (at '%s')", path, s);
+                        ret_errf(ret_err, -ENOENT, "the JSON has nothing at %s (at '%s')", path, s);
                         return NULL;
                 }
         }
@@ -459,13 +448,13 @@ int score_parse_json_path(const char *text, size_t len, const char *path, struct
         if (!v)
                 r = -ENOENT;
         else if (!last[0])
-                r = fail(ret_err, -EINVAL, "%s names no object key to call the score by", path);
+                r = ret_errf(ret_err, -EINVAL, "%s names no object key to call the score by", path);
         else if (json_is_number(v))
                 add(out, last, json_number_value(v));
         else if (json_is_string(v) && number(json_string_value(v), json_string_length(v), &x))
                 add(out, last, x);
         else
-                r = fail(ret_err, -EINVAL, "the value at %s is not a number", path);
+                r = ret_errf(ret_err, -EINVAL, "the value at %s is not a number", path);
         json_decref(doc);
         return r;
 }
@@ -541,14 +530,14 @@ static int read_file(const char *path, char **ret, size_t *ret_len, char **ret_e
         ssize_t n;
 
         if (fd < 0)
-                return fail(ret_err, -errno, "cannot read %s: %s", path, strerror(errno));
+                return ret_errf(ret_err, -errno, "cannot read %s: %s", path, strerror(errno));
         while ((n = read(fd, buf, sizeof buf)) > 0)
                 if (score_capture_add(&c, 0, buf, (size_t)n) < 0 || c.overflow)
                         break;
         if (n < 0 || c.overflow || !c.buf[0]) {
                 int e = n < 0 ? errno : c.overflow ? EFBIG : ENODATA;
                 score_capture_free(&c);
-                return fail(ret_err, -e, "cannot read %s: %s", path,
+                return ret_errf(ret_err, -e, "cannot read %s: %s", path,
                             e == EFBIG ? "larger than 64 MiB" : e == ENODATA ? "empty" : strerror(e));
         }
         *ret = c.buf[0];
@@ -586,13 +575,13 @@ int score_collect(const struct score_source *src, char *const *argv, const struc
                 return r < 0 ? r : parse_text(src, true, text, len, out, ret_err);
         }
         if (cap->overflow)
-                return fail(ret_err, -EFBIG, "the command printed more than 64 MiB: not kept, not read");
+                return ret_errf(ret_err, -EFBIG, "the command printed more than 64 MiB: not kept, not read");
         /* JSON on standard output alone; lines from both, stdout first */
         if (src->format == SCORE_FIO || src->format == SCORE_JSON)
                 return parse_text(src, false, cap->buf[0] ? cap->buf[0] : "", cap->len[0], out, ret_err);
         if (asprintf(&text, "%s\n%s", cap->buf[0] ? cap->buf[0] : "", cap->buf[1] ? cap->buf[1] : "") < 0) {
                 text = NULL;
-                return fail(ret_err, -ENOMEM, "out of memory");
+                return ret_errf(ret_err, -ENOMEM, "out of memory");
         }
         return parse_text(src, false, text, strlen(text), out, ret_err);
 }

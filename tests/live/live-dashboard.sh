@@ -13,7 +13,6 @@
 need_root
 command -v prometheus >/dev/null || skip_all "no prometheus binary (Debian package prometheus)"
 command -v curl >/dev/null || skip_all "no curl"
-EXPORTER=$top_builddir/scalemon-exporter
 DASH=$srcdir/exporter/grafana/scalemon.json
 
 # the JSON itself, and the provisioning file (as make builds it)
@@ -48,33 +47,9 @@ grafanadir=$(make -s -C "$top_builddir" -f Makefile -f - print-grafanadir <<<'pr
 grep -q "^      path: $grafanadir$" "$prov" && grep -q '^apiVersion: 1$' "$prov" && grep -q '^    type: file$' "$prov"
 ok $? "the provisioning file loads dashboards from where the JSON is installed ($grafanadir)"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-EPORT=$(free_port) PPORT=$(free_port) PROM_PID= EXP_PID=
-stop_all() {
-        [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-        [ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
-        PROM_PID= EXP_PID=
-        cleanup
-}
-trap stop_all EXIT
 start_daemon
-"$EXPORTER" --listen "127.0.0.1:$EPORT" --socket "$SOCK" --db "$DB" >"$TMP/exporter.log" 2>&1 &
-EXP_PID=$!
-mkdir -p "$TMP/prom"
-printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: scalemon\n    static_configs:\n      - targets: [%s]\n' \
-        "'127.0.0.1:$EPORT'" >"$TMP/prometheus.yml"
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
-        --web.listen-address="127.0.0.1:$PPORT" >"$TMP/prometheus.log" 2>&1 &
-PROM_PID=$!
-API=http://127.0.0.1:$PPORT/api/v1
-q() { curl -sf "$API/query" --data-urlencode "query=$1"; }
-up=
-for i in $(seq 150); do
-        up=$(q 'scalemon_up' | jpy 'd["data"]["result"][0]["value"][1] if d["data"]["result"] else ""' 2>/dev/null)
-        [ "$up" = 1 ] && break
-        sleep 0.2
-done
-[ "$up" = 1 ] || { tail -n 20 "$TMP/prometheus.log" | sed 's/^/# prometheus: /'; bail "Prometheus did not scrape scalemon_up 1"; }
+start_exporter
+start_prometheus "127.0.0.1:$EPORT"
 
 # two runs, with some lock contention in them, and scrapes around them
 sleep 2

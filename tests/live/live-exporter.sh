@@ -25,55 +25,11 @@
 need_root
 command -v prometheus >/dev/null || skip_all "no prometheus binary (Debian package prometheus)"
 command -v curl >/dev/null || skip_all "no curl"
-EXPORTER=$top_builddir/scalemon-exporter
 N=${N:-40000}
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-EPORT=$(free_port)
-PPORT=$(free_port)
-PROM_PID=
-EXP_PID=
-stop_all() {
-        [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-        [ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
-        PROM_PID= EXP_PID=
-        cleanup
-}
-trap stop_all EXIT
-
 start_daemon
-"$EXPORTER" --listen "127.0.0.1:$EPORT" --socket "$SOCK" --db "$DB" >"$TMP/exporter.log" 2>&1 &
-EXP_PID=$!
-
-mkdir -p "$TMP/prom"
-cat >"$TMP/prometheus.yml" <<EOC
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: scalemon
-    static_configs:
-      - targets: ['127.0.0.1:$EPORT']
-EOC
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
-        --web.listen-address="127.0.0.1:$PPORT" >"$TMP/prometheus.log" 2>&1 &
-PROM_PID=$!
-API=http://127.0.0.1:$PPORT/api/v1
-
-# q EXPR [TIME]: an instant query's result, as JSON
-q() { curl -sf "$API/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"}; }
-
-up=
-for i in $(seq 150); do
-        up=$(q 'scalemon_up' | jpy 'd["data"]["result"][0]["value"][1] if d["data"]["result"] else ""' 2>/dev/null)
-        [ "$up" = 1 ] && break
-        sleep 0.2
-done
-if [ "$up" != 1 ]; then
-        sed 's/^/# prometheus: /' "$TMP/prometheus.log" | tail -20
-        sed 's/^/# exporter: /' "$TMP/exporter.log"
-        bail "Prometheus did not scrape scalemon_up 1 within 30s"
-fi
+start_exporter
+start_prometheus "127.0.0.1:$EPORT"
 ok 0 "Prometheus scrapes the exporter (scalemon_up 1)"
 
 # The raw samples (value, timestamp) of the last RANGE seconds.

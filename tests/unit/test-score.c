@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "score.h"
 #include "tap.h"
 
@@ -38,139 +39,110 @@ static void has(const struct score_list *l, const char *key, double want, double
                 is_near(v->value, want, tol, "  its value");
 }
 
-static void stress_ng(void)
+/* The parsers with one signature, for the table below. */
+static int stress_ng_text(const char *t, size_t n, struct score_list *l, char **e)
 {
-        struct score_list l = { .n = 0 };
-        char *err = NULL, *t = capture_file("stress-ng-brief.txt", NULL);
-
-        is_int(score_parse_stress_ng(t, &l, &err), 0, "stress-ng --metrics-brief: parsed");
-        is_int(l.n, 2, "  two stressors, and none of the miscellaneous metrics");
-        has(&l, "cpu", 1712.42, 0, "stress-ng --metrics-brief");
-        has(&l, "matrix", 3733.44, 0, "stress-ng --metrics-brief");
-        free(t);
-
-        /* --metrics and --yaml of one run: the same scores, the YAML's
-         * with more digits */
-        l.n = 0;
-        t = capture_file("stress-ng-metrics.txt", NULL);
-        is_int(score_parse_stress_ng(t, &l, &err), 0, "stress-ng --metrics: parsed");
-        is_int(l.n, 2, "  two stressors");
-        has(&l, "cpu", 2286.53, 0, "stress-ng --metrics");
-        has(&l, "af-alg", 0, 0, "stress-ng --metrics (a stressor with no bogo ops, hyphenated)");
-        free(t);
-        l.n = 0;
-        t = capture_file("stress-ng.yaml", NULL);
-        is_int(score_parse_stress_ng_yaml(t, &l, &err), 0, "stress-ng --yaml: parsed");
-        is_int(l.n, 2, "  two stressors");
-        has(&l, "cpu", 2286.528638, 0, "stress-ng --yaml");
-        has(&l, "af-alg", 0, 0, "stress-ng --yaml");
-        free(t);
-
-        l.n = 0;
-        t = capture_file("perf-bench-sched-pipe.txt", NULL);
-        is_int(score_parse_stress_ng(t, &l, &err), -ENOENT, "stress-ng on perf bench's output: nothing found");
-        contains(err, "--metrics-brief", "  and the message says what to run stress-ng with");
-        free(err);
-        err = NULL;
-        is_int(score_parse_stress_ng_yaml(t, &l, &err), -ENOENT, "stress-ng YAML on perf bench's output: nothing");
-        free(err);
-        free(t);
+        (void)n;
+        return score_parse_stress_ng(t, l, e);
+}
+static int stress_ng_yaml(const char *t, size_t n, struct score_list *l, char **e)
+{
+        (void)n;
+        return score_parse_stress_ng_yaml(t, l, e);
+}
+static int perf_bench(const char *t, size_t n, struct score_list *l, char **e)
+{
+        (void)n;
+        return score_parse_perf_bench(t, l, e);
 }
 
-static void perf_bench(void)
-{
-        struct score_list l = { .n = 0 };
-        char *err = NULL, *t = capture_file("perf-bench-sched-messaging.txt", NULL);
+typedef int (*parser)(const char *t, size_t n, struct score_list *l, char **e);
 
-        is_int(score_parse_perf_bench(t, &l, &err), 0, "perf bench sched messaging: parsed");
-        is_int(l.n, 1, "  one score");
-        has(&l, "total_time", 0.036, 0, "perf bench sched messaging");
-        free(t);
-        l.n = 0;
-        t = capture_file("perf-bench-sched-pipe.txt", NULL);
-        is_int(score_parse_perf_bench(t, &l, &err), 0, "perf bench sched pipe: parsed");
-        is_int(l.n, 3, "  three scores");
-        has(&l, "total_time", 0.049, 0, "perf bench sched pipe");
-        has(&l, "usecs_per_op", 2.4858, 1e-12, "perf bench sched pipe");
-        has(&l, "ops_per_sec", 402284, 0, "perf bench sched pipe");
-        free(t);
-        l.n = 0;
-        t = capture_file("perf-bench-syscall-basic.txt", NULL);
-        is_int(score_parse_perf_bench(t, &l, &err), 0, "perf bench syscall basic: parsed");
-        has(&l, "ops_per_sec", 15297537, 0, "perf bench syscall basic");
-        free(t);
-        l.n = 0;
-        t = capture_file("perf-bench-futex-hash.txt", NULL);
-        is_int(score_parse_perf_bench(t, &l, &err), 0, "perf bench futex hash: parsed");
-        is_int(l.n, 1, "  one score: the average, not the threads' lines");
-        has(&l, "ops_per_sec", 3496960, 0, "perf bench futex hash");
-        free(t);
-        l.n = 0;
-        t = capture_file("perf-bench-mem-memcpy.txt", NULL);
-        is_int(score_parse_perf_bench(t, &l, &err), 0, "perf bench mem memcpy -f all: parsed");
-        is_int(l.n, 4, "  a score per function");
-        has(&l, "default.gb_per_sec", 16.779424, 1e-12, "perf bench mem memcpy");
-        has(&l, "x86-64-movsb.gb_per_sec", 34.386004, 1e-12, "perf bench mem memcpy");
-        free(t);
-        l.n = 0;
-        is_int(score_parse_perf_bench("# function 'default' (glibc)\n\n   812.5 MB/sec\n", &l, &err), 0,
-               "one function, in MB/sec");
-        has(&l, "gb_per_sec", 812.5 / 1024, 1e-12, "perf bench mem, one function");
-
-        l.n = 0;
-        t = capture_file("stress-ng-brief.txt", NULL);
-        is_int(score_parse_perf_bench(t, &l, &err), -ENOENT, "perf bench on stress-ng's output: nothing found");
-        contains(err, "Total time", "  and the message names what it looks for");
-        free(err);
-        free(t);
-}
-
-static void fio(void)
-{
-        struct score_list l = { .n = 0 };
-        size_t len;
-        char *err = NULL, *t = capture_file("fio-randread.json", &len);
-
-        is_int(score_parse_fio(t, len, &l, &err), 0, "fio randread JSON: parsed");
-        is_int(l.n, 3, "  reads only: iops, bw_bytes, lat_ns.mean");
-        has(&l, "read.iops", 15653.346653, 1e-6, "fio randread");
-        has(&l, "read.bw_bytes", 64116107, 0, "fio randread");
-        has(&l, "read.lat_ns.mean", 63223.577446, 1e-6, "fio randread");
-        free(t);
-
-        l.n = 0;
-        t = capture_file("fio-randrw-jsonplus.json", &len);
-        is_int(score_parse_fio(t, len, &l, &err), 0, "fio randrw json+: parsed");
-        is_int(l.n, 6, "  reads and writes");
-        has(&l, "read.iops", 9003.996004, 1e-6, "fio randrw");
-        has(&l, "write.lat_ns.mean", 2284.209375, 1e-6, "fio randrw");
-        free(t);
-
-        /* two reader jobs (numjobs=2) and a writer: the readers add up */
-        l.n = 0;
-        t = capture_file("fio-two-jobs.json", &len);
-        is_int(score_parse_fio(t, len, &l, &err), 0, "fio, two job names: parsed");
-        is_int(l.n, 6, "  three scores per job name");
-        has(&l, "reader.read.iops", 149900.0999 + 157822.177822, 1e-4, "fio numjobs=2: iops add up");
-        has(&l, "reader.read.bw_bytes", 613990809.0 + 646439640.0, 0, "fio numjobs=2: bandwidth adds up");
-        has(&l, "reader.read.lat_ns.mean", (4851.826911 * 150050 + 4649.784783 * 157980) / (150050 + 157980), 1e-6,
-            "fio numjobs=2: mean latency weighted by I/Os");
-        has(&l, "writer.write.iops", 309371.628372, 1e-6, "fio writer");
-        free(t);
-
+/* Each capture, what its parser finds there: how many scores, and some of
+ * them with their values (0 tolerance where the tool printed the digits
+ * the parser reads). */
+static const struct capture_case {
+        const char *file, *what;
+        parser parse;
+        size_t n;
+        struct { const char *key; double value, tol; } want[4];
+} captures[] = {
+        { "stress-ng-brief.txt", "stress-ng --metrics-brief (its miscellaneous metrics are no scores)", stress_ng_text, 2,
+          { { "cpu", 1712.42, 0 }, { "matrix", 3733.44, 0 } } },
+        /* --metrics and --yaml of one run: the same scores, the YAML's with more digits */
+        { "stress-ng-metrics.txt", "stress-ng --metrics", stress_ng_text, 2,
+          { { "cpu", 2286.53, 0 }, { "af-alg", 0, 0 } } },
+        { "stress-ng.yaml", "stress-ng --yaml", stress_ng_yaml, 2,
+          { { "cpu", 2286.528638, 0 }, { "af-alg", 0, 0 } } },
+        { "perf-bench-sched-messaging.txt", "perf bench sched messaging", perf_bench, 1, { { "total_time", 0.036, 0 } } },
+        { "perf-bench-sched-pipe.txt", "perf bench sched pipe", perf_bench, 3,
+          { { "total_time", 0.049, 0 }, { "usecs_per_op", 2.4858, 1e-12 }, { "ops_per_sec", 402284, 0 } } },
+        { "perf-bench-syscall-basic.txt", "perf bench syscall basic", perf_bench, 3, { { "ops_per_sec", 15297537, 0 } } },
+        { "perf-bench-futex-hash.txt", "perf bench futex hash (the average, not the threads' lines)", perf_bench, 1,
+          { { "ops_per_sec", 3496960, 0 } } },
+        { "perf-bench-mem-memcpy.txt", "perf bench mem memcpy -f all (a score per function)", perf_bench, 4,
+          { { "default.gb_per_sec", 16.779424, 1e-12 }, { "x86-64-movsb.gb_per_sec", 34.386004, 1e-12 } } },
+        { "fio-randread.json", "fio randread JSON (reads only)", score_parse_fio, 3,
+          { { "read.iops", 15653.346653, 1e-6 }, { "read.bw_bytes", 64116107, 0 },
+            { "read.lat_ns.mean", 63223.577446, 1e-6 } } },
+        { "fio-randrw-jsonplus.json", "fio randrw json+ (reads and writes)", score_parse_fio, 6,
+          { { "read.iops", 9003.996004, 1e-6 }, { "write.lat_ns.mean", 2284.209375, 1e-6 } } },
+        /* two reader jobs (numjobs=2) and a writer: the readers add up,
+         * their mean latency weighted by I/Os */
+        { "fio-two-jobs.json", "fio, two job names", score_parse_fio, 6,
+          { { "reader.read.iops", 149900.0999 + 157822.177822, 1e-4 },
+            { "reader.read.bw_bytes", 613990809.0 + 646439640.0, 0 },
+            { "reader.read.lat_ns.mean", (4851.826911 * 150050 + 4649.784783 * 157980) / (150050 + 157980), 1e-6 },
+            { "writer.write.iops", 309371.628372, 1e-6 } } },
         /* --output-format=normal,json: text before and after the JSON */
-        l.n = 0;
-        t = capture_file("fio-normal-json.txt", &len);
-        is_int(score_parse_fio(t, len, &l, &err), 0, "fio normal,json: the JSON among the text");
-        has(&l, "read.bw_bytes", 2564677050, 0, "fio normal,json");
-        free(t);
+        { "fio-normal-json.txt", "fio normal,json", score_parse_fio, 3, { { "read.bw_bytes", 2564677050, 0 } } },
+};
 
-        l.n = 0;
-        t = capture_file("perf-bench-sched-pipe.txt", &len);
-        is_int(score_parse_fio(t, len, &l, &err), -ENOENT, "fio on perf bench's output: no JSON");
-        contains(err, "--output-format=json", "  and the message says how to run fio");
-        free(err);
-        free(t);
+static void parsers(void)
+{
+        for (size_t i = 0; i < ELEMENTSOF(captures); i++) {
+                const struct capture_case *c = &captures[i];
+                struct score_list l = { .n = 0 };
+                char *err = NULL, *t;
+                size_t len;
+
+                t = capture_file(c->file, &len);
+                is_int(c->parse(t, len, &l, &err), 0, c->what);
+                is_int(l.n, c->n, "  the number of scores");
+                for (size_t k = 0; k < ELEMENTSOF(c->want) && c->want[k].key; k++)
+                        has(&l, c->want[k].key, c->want[k].value, c->want[k].tol, c->what);
+                free(err);
+                free(t);
+        }
+}
+
+/* Nothing of its kind: each parser says what it looks for. */
+static void nothing_found(void)
+{
+        static const struct { const char *file; parser parse; const char *says, *what; } cases[] = {
+                { "perf-bench-sched-pipe.txt", stress_ng_text, "--metrics-brief", "stress-ng on perf bench's output" },
+                { "perf-bench-sched-pipe.txt", stress_ng_yaml, "metrics", "stress-ng YAML on perf bench's output" },
+                { "stress-ng-brief.txt", perf_bench, "Total time", "perf bench on stress-ng's output" },
+                { "perf-bench-sched-pipe.txt", score_parse_fio, "--output-format=json", "fio on perf bench's output" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct score_list l = { .n = 0 };
+                char *err = NULL, *t;
+                size_t len;
+
+                t = capture_file(cases[i].file, &len);
+                is_int(cases[i].parse(t, len, &l, &err), -ENOENT, cases[i].what);
+                contains(err, cases[i].says, "  and the message says what to do");
+                free(err);
+                free(t);
+        }
+        {
+                struct score_list l = { .n = 0 };
+                char *err = NULL;
+                is_int(score_parse_perf_bench("# function 'default' (glibc)\n\n   812.5 MB/sec\n", &l, &err), 0,
+                       "perf bench mem, one function, in MB/sec");
+                has(&l, "gb_per_sec", 812.5 / 1024, 1e-12, "perf bench mem, one function");
+        }
 }
 
 static void json_path(void)
@@ -249,9 +221,8 @@ static void capture(void)
 
 int main(void)
 {
-        stress_ng();
-        perf_bench();
-        fio();
+        parsers();
+        nothing_found();
         json_path();
         sources();
         capture();
