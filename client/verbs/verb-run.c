@@ -26,7 +26,7 @@
 #include "output.h"
 #include "proto.h"
 #include "run-cgroup.h"
-#include "score.h"
+#include "verb-run-score.h"
 #include "selection.h"
 #include "sock.h"
 #include "timeutil.h"
@@ -56,9 +56,7 @@ struct exec_opts {
         size_t ntags;
         struct score_regex rx[PROTO_MAX_SCORES];
         size_t nrx;
-        struct score_source from[8];    /* --score-from, --score-json (score.c) */
-        size_t nfrom;
-        struct score_capture cap;       /* the command's output, for them */
+        struct run_score_from from;     /* --score-from, --score-json (verb-run-score.c) */
 };
 
 static void exec_opts_free(struct exec_opts *o)
@@ -71,56 +69,7 @@ static void exec_opts_free(struct exec_opts *o)
                 free(o->rx[i].key);
                 regfree(&o->rx[i].re);
         }
-        for (size_t i = 0; i < o->nfrom; i++)
-                score_source_clear(&o->from[i]);
-        score_capture_free(&o->cap);
-}
-
-/* --score-from FORMAT, or --score-json FILE:PATH (json:FILE:PATH).  0 or EXIT_USAGE. */
-static int add_score_source(struct exec_opts *o, int c, const char *arg)
-{
-        _cleanup_free_ char *err = NULL, *spec = NULL;
-        const char *opt = c == 'J' ? "--score-json" : "--score-from";
-
-        if (o->nfrom == ELEMENTSOF(o->from))
-                return ctl_fail(EXIT_USAGE, "%s: at most %zu", opt, ELEMENTSOF(o->from));
-        if (c == 'J' && asprintf(&spec, "json:%s", arg) < 0)
-                return ctl_fail(EXIT_USAGE, "out of memory");
-        if (score_source_parse(spec ? spec : arg, &o->from[o->nfrom], &err) < 0)
-                return ctl_fail(EXIT_USAGE, "%s '%s': %s", opt, arg,
-                                c == 'J' ? "use FILE:PATH, e.g. result.json:summary.ops (FILE - for the command's "
-                                           "standard output)"
-                                         : err ? err : "out of memory");
-        o->nfrom++;
-        return 0;
-}
-
-/* The --score-from scores into scores (a key a --score-regex gave too
- * keeps the regex's), and " K=V" for each into sc (the summary line). */
-static void add_source_scores(struct exec_opts *o, char *const *cmd, json_t *scores, char *sc, size_t scsize,
-                              size_t *sclen)
-{
-        for (size_t i = 0; i < o->nfrom; i++) {
-                struct score_list got = { .n = 0 };
-                _cleanup_free_ char *err = NULL;
-                const char *what = score_format_name(o->from[i].format);
-
-                if (score_collect(&o->from[i], cmd, &o->cap, &got, &err) < 0)
-                        fprintf(stderr, "scalemonctl: --score-from %s: %s\n", what, err ? err : "out of memory");
-                if (got.dropped)
-                        fprintf(stderr, "scalemonctl: --score-from %s: %zu more scores than a run keeps (%d) left out\n",
-                                what, got.dropped, PROTO_MAX_SCORES);
-                for (size_t k = 0; k < got.n; k++) {
-                        if (json_object_get(scores, got.v[k].key)) {
-                                fprintf(stderr, "scalemonctl: score %s: given by --score-regex, not taken from %s\n",
-                                        got.v[k].key, what);
-                                continue;
-                        }
-                        json_object_set_new(scores, got.v[k].key, json_real(got.v[k].value));
-                        if (*sclen < scsize - 80)
-                                strbuf_appendf(sc, scsize, sclen, " %s=%.10g", got.v[k].key, got.v[k].value);
-                }
-        }
+        run_score_from_free(&o->from);
 }
 
 static int check_name(const char *name)
@@ -699,7 +648,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                         break;
                 case 'F':
                 case 'J':
-                        if (add_score_source(&o, c, optarg)) {
+                        if (run_score_from_add(&o.from, c == 'J', optarg)) {
                                 exec_opts_free(&o);
                                 return EXIT_USAGE;
                         }
@@ -779,7 +728,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         o.name = recorded;
 
         /* the output goes through us when scores are read from it */
-        piped = o.nrx > 0 || o.nfrom > 0;
+        piped = o.nrx > 0 || o.from.n > 0;
         if (piped && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
                 r = ctl_fail(EXIT_FAILED, "cannot make pipes: %s", strerror(errno));
                 goto stop;
@@ -885,8 +834,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                                                 live_output(lv, k == 0 ? STDOUT_FILENO : STDERR_FILENO, buf,
                                                             (size_t)n);
                                                 scan(&o, k == 0 ? &lbo : &lbe, buf, (size_t)n, false);
-                                                if (o.nfrom > 0)
-                                                        score_capture_add(&o.cap, k, buf, (size_t)n);
+                                                if (o.from.n > 0)
+                                                        score_capture_add(&o.from.cap, k, buf, (size_t)n);
                                         } else if (n == 0 || errno != EINTR) {
                                                 scan(&o, k == 0 ? &lbo : &lbe, "", 0, true);
                                                 close(*fd);
@@ -958,7 +907,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 }
                 json_object_set_new(scores, o.rx[i].key, json_real(v));
         }
-        add_source_scores(&o, argv + optind, scores, from_sc, sizeof from_sc, &from_len);
+        run_score_from_collect(&o.from, argv + optind, scores, from_sc, sizeof from_sc, &from_len);
         req = json_pack("{s:s,s:s,s:o,s:i,s:f,s:f,s:f}", "cmd", "run-stop", "name", o.name, "scores", scores,
                         "exit_status", code, "wall_s", (double)(t1 - t0) / 1e9, "user_s",
                         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, "sys_s",
