@@ -14,6 +14,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 . "$srcdir/tests/systemd/systemd-harness.sh"
 sd_need
+T_START=$(date +%s)
 for c in dpkg-buildpackage lintian debootstrap; do
         command -v $c >/dev/null || skip_all "no $c here (tools/install-deps.sh installs it)"
 done
@@ -171,4 +172,5 @@ left=$(in_root 'find /etc/systemd /var/lib/systemd/deb-systemd-helper-enabled -n
         [ "$(in_root "dpkg-query -W -f '\${db:Status-Abbrev}' scalemon" 2>/dev/null)" = "pn " ]
 ok $? "dpkg: scalemon not installed"
 in_root 'getent group scalemon >/dev/null'; ok $? "the user and group scalemon stay, as Debian leaves system users"
+diag "the packages built, checked, installed, used, removed and purged in $(( $(date +%s) - T_START )) s"
 finish
