@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         ctl.db_path = getenv("SCALEMON_DB") ? getenv("SCALEMON_DB") : DEFAULT_DB;
         ctl.socket_path = getenv("SCALEMON_SOCKET") ? getenv("SCALEMON_SOCKET") : DEFAULT_SOCKET;
 
-        /* hidden: what a shell completes (completion/scalemonctl.bash, _scalemonctl) */
+        /* hidden: what a shell completes (completion/bash/scalemonctl, completion/zsh/_scalemonctl) */
         if (argc > 1 && streq(argv[1], "__complete"))
                 return complete_main(&ctl, verbs, ELEMENTSOF(verbs), options, argc - 2, argv + 2);
         /* "+": options end at the verb; the verb parses the rest. */
