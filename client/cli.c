@@ -13,6 +13,7 @@
 #include "timeutil.h"
 
 const char *ctl_verb;
+void (*ctl_getopt_hook)(const char *optstring, const struct option *options);
 
 int ctl_getopt(int argc, char **argv, const char *optstring, const struct option *options)
 {
@@ -20,6 +21,8 @@ int ctl_getopt(int argc, char **argv, const char *optstring, const struct option
         const char *a;
         int c;
 
+        if (ctl_getopt_hook)
+                ctl_getopt_hook(optstring, options);
         opterr = 0;
         c = getopt_long(argc, argv, optstring, options, NULL);
         if (c != '?' && c != ':')

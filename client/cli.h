@@ -34,6 +34,9 @@ int ctl_fail(int code, const char *fmt, ...) _printf_(2, 3);
 struct option;
 extern const char *ctl_verb;
 int ctl_getopt(int argc, char **argv, const char *optstring, const struct option *options);
+/* Called by ctl_getopt, before it parses, with the verb's options, when
+ * set: `scalemonctl __complete` (complete.c) catches a verb's table so. */
+extern void (*ctl_getopt_hook)(const char *optstring, const struct option *options);
 
 /* The database, opened read-only the first time; NULL after printing why. */
 struct store *ctl_store(struct ctl *ctl);

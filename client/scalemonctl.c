@@ -15,36 +15,49 @@
 #define DEFAULT_DB     "/var/lib/scalemon/scalemon.db"
 #define DEFAULT_SOCKET "/run/scalemon/control.sock"
 
-static const struct verb {
-        const char *name;
-        verb_fn fn;
-        const char *usage;
-} verbs[] = {
+static const struct verb verbs[] = {
         { "status",  verb_status,  "status                      daemon state, interval, CPUs, nodes, metrics, database" },
         { "metrics", verb_metrics, "metrics                     the catalogue: name, scope, unit, source, availability" },
         { "reload",  verb_reload,  "reload                      make scalemond read its configuration again; says if it refused it" },
         { "query",   verb_query,   "query METRIC [--cpu N | --node N | --per system|node|cpu]\n"
                                    "              [--since WHEN] [--until WHEN] [--step DUR]" },
-        { "run",     verb_run,     "run start NAME [--tag K=V]... [--name-suffix | --replace]\n"
+        { "run",     verb_run,     "run start NAME [--tag K=V]... [--lower-is-better K,...] [--name-suffix | --replace]\n"
+                                   "              [--cgroup PATH | --unit NAME]\n"
                                    "  run stop [NAME] [--score K=V]... [--exit-status N]\n"
-                                   "  run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:]REGEX]...\n"
-                                   "           [--name-suffix | --replace] -- CMD [ARG]...\n"
+                                   "  run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:|last:]REGEX]...\n"
+                                   "              [--score-from stress-ng|perf-bench|fio|json:FILE:PATH]... [--score-json FILE:PATH]...\n"
+                                   "              [--lower-is-better K,...] [--name-suffix | --replace] [--no-cgroup] -- CMD [ARG]...\n"
                                    "  run mark [NAME] TEXT\n"
                                    "  run delete NAME             a finished run, its totals, tags, scores and marks" },
-        { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]..." },
-        { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
+        { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]" },
+        { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME] [--metric M,...]\n"
                                    "              [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
-                                   "              [--explain] [--score K]" },
+                                   "              [--explain] [--score K] [--lower-is-better K,...]\n"
+                                   "              [--variance-cv PCT] [--variance-minmax R] [--alpha P]" },
         { "explain", verb_explain, "explain RUN [--against RUN,...] [--score K]\n"
                                    "              why RUN differs from its siblings: context, counters, phases, CPUs" },
-        { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--since WHEN] [--tag K=V]...\n"
+        { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--metric M,...] [--lower-is-better K,...]\n"
+                                   "              [--work fixed|per-n] [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n"
                                    "              scalability curve across runs, with a USL fit" },
-        { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter ... [-o FILE.svg|FILE.png]\n"
+        { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter|explain [METRIC|RUN] [--run NAME]\n"
+                                   "              [--since WHEN] [--until WHEN] [--tag K=V]... [--per system|node|cpu]\n"
+                                   "              [--by TAG] [--series TAG] [--score K] [--group-by TAG,...] [--y speedup|score]\n"
+                                   "              [--lower-is-better K,...] [--work fixed|per-n] [--against RUN,...]\n"
+                                   "              [-o|--output FILE.svg|FILE.png]\n"
                                    "              charts by gnuplot; in the terminal without -o" },
         { "top",     verb_top,     "top [--per cpu|node] [--metric M,...] [--once] [--iterations N]\n"
                                    "              counters per CPU, refreshed every tick; keys: q m 1-4 s n space" },
         { "export",  verb_export,  "export [--since WHEN] [--until WHEN] [--tag K=V]...   (JSON on stdout)" },
         { "import",  verb_import,  "import FILE" },
+};
+
+static const struct option options[] = {
+        { "db", required_argument, NULL, 'd' },
+        { "socket", required_argument, NULL, 's' },
+        { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        {},
 };
 
 static void help(void)
@@ -66,20 +79,15 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "db", required_argument, NULL, 'd' },
-                { "socket", required_argument, NULL, 's' },
-                { "format", required_argument, NULL, 'f' },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, 'V' },
-                {},
-        };
         struct ctl ctl = { .format = FORMAT_TABLE, .sock_fd = -1 };
         int c, r;
 
         ctl.db_path = getenv("SCALEMON_DB") ? getenv("SCALEMON_DB") : DEFAULT_DB;
         ctl.socket_path = getenv("SCALEMON_SOCKET") ? getenv("SCALEMON_SOCKET") : DEFAULT_SOCKET;
 
+        /* hidden: what a shell completes (completion/bash/scalemonctl, completion/zsh/_scalemonctl) */
+        if (argc > 1 && streq(argv[1], "__complete"))
+                return complete_main(&ctl, verbs, ELEMENTSOF(verbs), options, argc - 2, argv + 2);
         /* "+": options end at the verb; the verb parses the rest. */
         while ((c = ctl_getopt(argc, argv, "+", options)) >= 0) {
                 switch (c) {

@@ -64,6 +64,7 @@ struct manager {
         int64_t tick_late_max_ns;          /* the latest a tick ran after its time */
         int ready_fd;
         char status[256];
+        char access[320];                  /* who may start and stop runs (the status request) */
         /* what the last reload read and could not apply: a key that needs
          * a restart, its new value (the running one stays in conf) */
         struct { const char *key; char *value; } not_applied[2];
@@ -77,6 +78,7 @@ struct writer *manager_writer(struct manager *m) { return m->writer; }
 struct retain_sched *manager_retain(struct manager *m) { return m->retain; }
 const struct conf *manager_conf(struct manager *m) { return &m->conf; }
 const char *manager_status(struct manager *m) { return m->status; }
+const char *manager_access(struct manager *m) { return m->access; }
 int64_t manager_host_id(struct manager *m) { return m->host_id; }
 const char *manager_sysroot(struct manager *m) { return m->sysroot; }
 const char *manager_procroot(struct manager *m) { return m->procroot; }
@@ -135,24 +137,34 @@ static void set_status(struct manager *m)
 }
 
 /* Who may use the control socket: the control group gets the socket file
- * (mode 0660) and the right to change state; at start and on reload. */
+ * (mode 0660) and the right to change state; at start and on reload.  A
+ * missing group is normal for a daemon run by hand as root: the status
+ * request says who may change state (m->access), the log does not. */
 static void set_control_group(struct manager *m)
 {
         const char *group = m->conf.control_group;
         int r = ctl_server_set_group(m->ctl, group);
+        unsigned uid = (unsigned)geteuid();
 
-        if (r == -ENOENT)
-                log_notice("group %s does not exist: only root and uid %u may start and stop runs", group,
-                           (unsigned)geteuid());
-        else if (r < 0) {
+        if (r == 0)
+                snprintf(m->access, sizeof m->access, "root, uid %u and members of group %s may start and stop runs",
+                         uid, group);
+        else if (r == -ENOENT)
+                snprintf(m->access, sizeof m->access,
+                         "root and uid %u may start and stop runs (group %s does not exist: groupadd %s, and its "
+                         "members may too)", uid, group, group);
+        else {
                 struct group *own = getgrgid(getegid());
                 char gid[16];
 
                 snprintf(gid, sizeof gid, "%u", (unsigned)getegid());
+                snprintf(m->access, sizeof m->access,
+                         "root and uid %u may start and stop runs (members of group %s may too, but cannot connect: "
+                         "the control socket keeps group %s)", uid, group, own ? own->gr_name : gid);
                 log_notice("cannot give the control socket to group %s: %s; it keeps scalemond's group %s, so "
                            "members of %s cannot connect (add scalemond's user, uid %u, to group %s, or set "
                            "control_group to a group it is in)",
-                           group, strerror(-r), own ? own->gr_name : gid, group, (unsigned)geteuid(), group);
+                           group, strerror(-r), own ? own->gr_name : gid, group, uid, group);
         }
 }
 

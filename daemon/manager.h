@@ -31,6 +31,7 @@ struct writer *manager_writer(struct manager *m);
 struct retain_sched *manager_retain(struct manager *m);
 const struct conf *manager_conf(struct manager *m);
 const char *manager_status(struct manager *m);
+const char *manager_access(struct manager *m);     /* who may start and stop runs, in words */
 const char *manager_sysroot(struct manager *m);
 const char *manager_procroot(struct manager *m);
 int64_t manager_host_id(struct manager *m);

@@ -88,6 +88,7 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
         int64_t last_tick = 0, last_end = 0, held_bytes = 0;
         size_t held;
         char t[40] = "";
+        json_t *reply;
 
         (void)req, (void)fd, (void)peer, (void)ret_err;
         /* the newest interval sampled: committed, or still held until the
@@ -97,7 +98,7 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
                 time_format_rfc3339(last_end, t, sizeof t);
         retain_sched_stats(manager_retain(m), &rst);
         held = writer_backlog(manager_writer(m), &held_bytes);
-        return json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}",
+        reply = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}",
                          "pid", (int)getpid(), "version", PACKAGE_VERSION, "status", manager_status(m), "interval_s",
                          (double)conf->interval_ns / 1e9, "cpus_online", cpumap_online_count(map), "cpus", map->ncpus,
                          "database", conf->database, "open_runs", open_runs_json(manager_runs(m)), "sampled_at", t,
@@ -107,6 +108,9 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
                          "deleted_intervals", (json_int_t)rst.deleted, "step_max_us",
                          (json_int_t)(rst.step_max_ns / NSEC_PER_USEC), "tick_late_max_us",
                          (json_int_t)(manager_tick_late_max(m) / NSEC_PER_USEC), "db_bytes", (json_int_t)rst.db_bytes);
+        if (reply)
+                json_object_set_new(reply, "access", json_string(manager_access(m)));
+        return reply;
 }
 
 /* ---- runs ---- */

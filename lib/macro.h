@@ -61,6 +61,20 @@ static inline void closedirp_(DIR **d)
 #define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
 #define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -1; _fd; })
 
+/* For functions that say why they failed in a char **ret_err (HACKING.md,
+ * "How errors travel"): *ret_err, if ret_err is given, becomes the message
+ * (malloc'd; NULL if out of memory), and r is returned. */
+static inline int ret_errf(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
+static inline int ret_errf(char **ret_err, int r, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        if (ret_err && vasprintf(ret_err, fmt, ap) < 0)
+                *ret_err = NULL;
+        va_end(ap);
+        return r;
+}
+
 /* Append to buf (size bytes) at *off, truncating rather than overflowing:
  * *off never passes size - 1, so appends can be chained without checks. */
 static inline void strbuf_appendf(char *buf, size_t size, size_t *off, const char *fmt, ...)

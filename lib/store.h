@@ -265,6 +265,20 @@ int store_run_delete(struct store *s, const char *name);
 
 int store_run_find(struct store *s, const char *name, struct run_info *ret);   /* -ENOENT */
 int store_runs_open(struct store *s, struct run_info **ret, size_t *ret_n);
+
+/* The names a shell completes (store-words.c): at most max, distinct,
+ * sorted, each starting with prefix; key: the tag whose values are asked
+ * for (STORE_WORDS_TAG_VALUES).  Free with store_words_free(). */
+enum store_words {
+        STORE_WORDS_RUNS,
+        STORE_WORDS_TAG_KEYS,
+        STORE_WORDS_TAG_VALUES,
+        STORE_WORDS_SCORE_KEYS,
+        STORE_WORDS_CONTEXT_KEYS,
+};
+int store_words(struct store *s, enum store_words what, const char *key, const char *prefix, size_t max,
+                char ***ret, size_t *ret_n);
+void store_words_free(char **w, size_t n);
 /* The last tick written: id and end time; -ENOENT if none. */
 int store_last_tick(struct store *s, int64_t *ret_id, int64_t *ret_end);
 /* Sums of the samples of ticks in (after_tick, upto_tick], per (metric,

@@ -47,6 +47,14 @@ need_seam() {
 }
 
 cleanup() {
+        if [ -n "${EXP_PID:-}" ] && kill -0 "$EXP_PID" 2>/dev/null; then
+                kill -TERM "$EXP_PID" 2>/dev/null; wait "$EXP_PID" 2>/dev/null
+        fi
+        EXP_PID=
+        if [ -n "${PROM_PID:-}" ] && kill -0 "$PROM_PID" 2>/dev/null; then
+                kill -TERM "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null
+        fi
+        PROM_PID=
         if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
                 kill -TERM "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null
         fi
@@ -153,3 +161,40 @@ elif v is None:
 else:
     print(v)' "$1"
 }
+
+# scalemon-exporter on a free port (EPORT), asking this test's daemon:
+# start_exporter [ARGS...] sets EPORT and EXP_PID; cleanup stops it.
+EXP_PID=
+start_exporter() {
+        EPORT=$(free_port)
+        "$top_builddir/scalemon-exporter" --listen "127.0.0.1:$EPORT" --socket "$SOCK" --db "$DB" "$@" \
+                >"$TMP/exporter.log" 2>&1 &
+        EXP_PID=$!
+}
+
+# A real Prometheus (Debian's prometheus) that scrapes TARGET (host:port)
+# every second, on a free port, its data under $TMP/prom:
+# start_prometheus TARGET sets API and PROM_PID and returns once it has
+# scraped scalemon_up 1 (bails out after 30 s); q EXPR [TIME] is an
+# instant query's JSON.  cleanup stops it.
+PROM_PID=
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_prometheus() {
+        local port up i
+        port=$(free_port)
+        mkdir -p "$TMP/prom"
+        printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: scalemon\n    static_configs:\n      - targets: [%s]\n' \
+                "'$1'" >"$TMP/prometheus.yml"
+        prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
+                --web.listen-address="127.0.0.1:$port" >"$TMP/prometheus.log" 2>&1 &
+        PROM_PID=$!
+        API=http://127.0.0.1:$port/api/v1
+        for i in $(seq 150); do
+                up=$(q 'scalemon_up' | jpy 'd["data"]["result"][0]["value"][1] if d["data"]["result"] else ""' 2>/dev/null)
+                [ "$up" = 1 ] && return 0
+                sleep 0.2
+        done
+        sed 's/^/# prometheus: /' "$TMP/prometheus.log" | tail -20
+        bail "Prometheus did not scrape scalemon_up 1 within 30s"
+}
+q() { curl -sf "$API/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"}; }

@@ -20,7 +20,7 @@ make -s -C "$b" libscalemon.a libsmkernel.a libsmsampler.a libscalemond.a libsca
 libs="$(pkg-config --libs libsystemd sqlite3 jansson) -lm"
 for t in $targets; do
         clang -g -O1 -fsanitize=fuzzer $san -I"$b" -I"$top/lib" -I"$top/daemon" -I"$top/daemon/sampler" -I"$top/daemon/kernel" -I"$top/client" -I"$top/exporter" \
-                $(pkg-config --cflags jansson) "$top/tests/fuzz/fuzz-$t.c" $(cat "$top/tests/fuzz/fuzz-$t.deps" 2>/dev/null || true) \
+                $(pkg-config --cflags jansson) "$top/tests/fuzz/fuzz-$t.c" $(sed "s|^|$top/|" "$top/tests/fuzz/fuzz-$t.deps" 2>/dev/null || true) \
                 "$b/libscalemon-exporter.a" "$b/libscalemond.a" "$b/libsmsampler.a" "$b/libsmkernel.a" "$b/libscalemon.a" $libs -o "$b/fuzz-$t"
         mkdir -p "$b/corpus-$t"
         echo "fuzz.sh: $t for ${secs}s"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gallery.sh BUILDDIR OUTDIR - draw one PNG of each plot kind from the test
-# fixtures (tests/fixtures/seeds), for the README's gallery (`make docs`).
+# fixtures (tests/fixtures/seeds), for the charts in doc/GUIDE.md and README.md (`make docs`).
 set -eu
 b=$1
 out=$2

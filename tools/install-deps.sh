@@ -7,7 +7,8 @@ pkgs="build-essential autoconf automake pkg-config
       sqlite3 python3 linux-perf util-linux procps
       gnuplot-nox libxml2-utils socat systemd tmux
       clang libclang-rt-14-dev bpftool libbpf-dev
-      prometheus curl"
+      prometheus curl stress-ng fio
+      dpkg-dev debhelper lintian debootstrap zsh"
 missing=
 for p in $pkgs; do
         dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

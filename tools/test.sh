@@ -4,7 +4,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer), both with the test seams
 # (--enable-test-seams: fault injection, the clock offset), run `make check` in each
 # (as its two halves, check-unit and check-live), `make check-faults` in the
-# sanitizer build, check the release tarball with `make distcheck`, and end
+# sanitizer build, check the release tarball with `make distcheck`, build
+# and test the Debian packages (`make check-package`), and end
 # with the line "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,6 +73,18 @@ $ci_ok && beside ci
 build asan --enable-werror --enable-sanitizers --enable-test-seams --enable-bpf && asan_ok=true || failed=$((failed + 1))
 $ci_ok && beside_end ci
 $ci_ok && run ci check-live test-live.log
+
+# The Debian packages (tests/systemd/systemd-package.sh): built from the
+# release tarball with dpkg-buildpackage (nocheck, -j2), lintian, then
+# installed, used, removed and purged in a clean Debian root under a real
+# systemd.  The root is debootstrap'd once and cached under
+# /var/cache/scalemon-test (30 s the first time); about a minute after.
+package() {
+        local t0; t0=$(date +%s)
+        run ci check-package test-package.log
+        echo "=== ci: check-package took $(( $(date +%s) - t0 )) s"
+}
+$ci_ok && package
 
 # the release tarball builds, installs and uninstalls cleanly (its tests
 # are the ones above, so they are not run a third time), beside the

@@ -593,7 +593,7 @@ static int kind_explain(struct ctl *ctl, struct popts *o, struct chart *p)
 
 static void usage(void)
 {
-        printf("Usage: scalemonctl plot KIND [selection] [-o FILE.svg|FILE.png]\n"
+        printf("Usage: scalemonctl plot KIND [selection] [-o|--output FILE.svg|FILE.png]\n"
                "  timeseries METRIC (--run NAME | --since WHEN [--until WHEN]) [--per system|node|cpu]\n"
                "  heatmap METRIC (--run NAME | --since WHEN [--until WHEN])\n"
                "  curve --by TAG [--series TAG] [--score K] [--y speedup|score]\n"

@@ -26,6 +26,7 @@
 #include "output.h"
 #include "proto.h"
 #include "run-cgroup.h"
+#include "verb-run-score.h"
 #include "selection.h"
 #include "sock.h"
 #include "timeutil.h"
@@ -55,6 +56,7 @@ struct exec_opts {
         size_t ntags;
         struct score_regex rx[PROTO_MAX_SCORES];
         size_t nrx;
+        struct run_score_from from;     /* --score-from, --score-json (verb-run-score.c) */
 };
 
 static void exec_opts_free(struct exec_opts *o)
@@ -67,6 +69,7 @@ static void exec_opts_free(struct exec_opts *o)
                 free(o->rx[i].key);
                 regfree(&o->rx[i].re);
         }
+        run_score_from_free(&o->from);
 }
 
 static int check_name(const char *name)
@@ -539,6 +542,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         static const struct option options[] = {
                 { "tag", required_argument, NULL, 't' },
                 { "score-regex", required_argument, NULL, 'r' },
+                { "score-from", required_argument, NULL, 'F' },
+                { "score-json", required_argument, NULL, 'J' },
                 { "lower-is-better", required_argument, NULL, 'L' },
                 { "name-suffix", no_argument, NULL, 'n' },
                 { "replace", no_argument, NULL, 'R' },
@@ -553,6 +558,9 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         struct linebuf lbo = { .len = 0 }, lbe = { .len = 0 };
         int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, pidfd = -1, status = 0, c, r, code;
         int ptm = -1, pts = -1, pty_out = -1;    /* the live line's pty: master, slave, where it goes */
+        bool piped;                              /* the command's output through pout and perr */
+        char from_sc[512] = "";                  /* " K=V" of the --score-from scores, for the summary */
+        size_t from_len = 0;
         struct sigaction sa = { .sa_handler = on_forward }, old_int, old_quit, old_term, old_hup, old_winch;
         json_t *req, *reply = NULL, *scores;
         _cleanup_free_ char *command = NULL, *recorded = NULL;
@@ -638,11 +646,29 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 case 'G':
                         o.cgroup = NULL;
                         break;
+                case 'F':
+                case 'J':
+                        if (run_score_from_add(&o.from, c == 'J', optarg)) {
+                                exec_opts_free(&o);
+                                return EXIT_USAGE;
+                        }
+                        break;
                 case 'h':
                         printf("Usage: scalemonctl run exec NAME [--tag K=V]... [--score-regex K=[sum:|mean:|last:]REGEX]...\n"
-                               "                            [--lower-is-better K,...] [--name-suffix | --replace] [--no-cgroup]\n"
-                               "                            -- CMD [ARG]...\n"
-                               "  K=REGEX takes the last match's capture; sum: and mean: add up (or average) every match's.\n");
+                               "                            [--score-from stress-ng|perf-bench|fio|json:FILE:PATH]...\n"
+                               "                            [--score-json FILE:PATH]... [--lower-is-better K,...]\n"
+                               "                            [--name-suffix | --replace] [--no-cgroup] -- CMD [ARG]...\n"
+                               "  --score-regex K=REGEX takes the last match's capture (also last:); sum: and mean: add\n"
+                               "    up (or average) every match's.\n"
+                               "  --score-from reads the scores a tool prints, named as it names them: stress-ng's\n"
+                               "    bogo ops/s per stressor (--metrics-brief, --metrics or --yaml FILE), perf bench's\n"
+                               "    total_time, usecs_per_op, ops_per_sec, gb_per_sec, fio's read.iops, read.bw_bytes,\n"
+                               "    read.lat_ns.mean (--output-format=json), or the number at PATH (a.b.0.c) in the JSON\n"
+                               "    FILE (- for the command's output); --score-json FILE:PATH is json:FILE:PATH.\n"
+                               "  --lower-is-better K,...: these scores are times (lower is better), for curve and report.\n"
+                               "  --name-suffix: if NAME is taken, record NAME-2, NAME-3... (the first free)\n"
+                               "  --replace: if a finished run is called NAME, delete it and record this one\n"
+                               "  --no-cgroup: run the command in scalemonctl's own cgroup, not one of the run's own\n");
                         exec_opts_free(&o);
                         return EXIT_OK;
                 default:
@@ -701,7 +727,9 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         }
         o.name = recorded;
 
-        if (o.nrx > 0 && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
+        /* the output goes through us when scores are read from it */
+        piped = o.nrx > 0 || o.from.n > 0;
+        if (piped && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
                 r = ctl_fail(EXIT_FAILED, "cannot make pipes: %s", strerror(errno));
                 goto stop;
         }
@@ -709,7 +737,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
          * passes through us, so that the line is erased before it
          * (live.c): through a pty, so that the command still writes to a
          * terminal (line-buffered, in colour). */
-        if (lv && o.nrx == 0) {
+        if (lv && !piped) {
                 struct winsize ws;
                 struct termios tio;
                 bool have_ws = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0, have_tio = tcgetattr(STDERR_FILENO, &tio) == 0;
@@ -729,7 +757,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 goto stop;
         }
         if (pid == 0) {
-                if (o.nrx > 0) {
+                if (piped) {
                         dup2(pout[1], STDOUT_FILENO);
                         dup2(perr[1], STDERR_FILENO);
                 }
@@ -753,7 +781,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
         sigaction(SIGTERM, &sa, &old_term);
         sigaction(SIGHUP, &sa, &old_hup);
         sigaction(SIGWINCH, &sa, &old_winch);
-        if (o.nrx > 0) {
+        if (piped) {
                 close(pout[1]);
                 close(perr[1]);
                 pout[1] = perr[1] = -1;
@@ -806,6 +834,8 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                                                 live_output(lv, k == 0 ? STDOUT_FILENO : STDERR_FILENO, buf,
                                                             (size_t)n);
                                                 scan(&o, k == 0 ? &lbo : &lbe, buf, (size_t)n, false);
+                                                if (o.from.n > 0)
+                                                        score_capture_add(&o.from.cap, k, buf, (size_t)n);
                                         } else if (n == 0 || errno != EINTR) {
                                                 scan(&o, k == 0 ? &lbo : &lbe, "", 0, true);
                                                 close(*fd);
@@ -877,6 +907,7 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 }
                 json_object_set_new(scores, o.rx[i].key, json_real(v));
         }
+        run_score_from_collect(&o.from, argv + optind, scores, from_sc, sizeof from_sc, &from_len);
         req = json_pack("{s:s,s:s,s:o,s:i,s:f,s:f,s:f}", "cmd", "run-stop", "name", o.name, "scores", scores,
                         "exit_status", code, "wall_s", (double)(t1 - t0) / 1e9, "user_s",
                         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, "sys_s",
@@ -893,10 +924,10 @@ static int run_exec(struct ctl *ctl, int argc, char **argv)
                 for (size_t i = 0; i < o.nrx && len < sizeof sc - 80; i++)
                         if (o.rx[i].matched)
                                 strbuf_appendf(sc, sizeof sc, &len, " %s=%s", o.rx[i].key, o.rx[i].value);
-                fprintf(stderr, "scalemonctl: run %s: %s, exit %d, real %.3fs user %.3fs sys %.3fs%s\n", o.name,
+                fprintf(stderr, "scalemonctl: run %s: %s, exit %d, real %.3fs user %.3fs sys %.3fs%s%s\n", o.name,
                         reply_str(reply, "run", "status"), code, (double)(t1 - t0) / 1e9,
                         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-                        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, sc);
+                        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, sc, from_sc);
         }
         json_decref(reply);
         exec_opts_free(&o);

@@ -226,6 +226,8 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
         }
         if (doc && live && json_object_get(live, "memory"))
                 json_object_set(json_object_get(doc, "daemon"), "memory", json_object_get(live, "memory"));
+        if (doc && live && json_object_get(live, "access"))
+                json_object_set(json_object_get(doc, "daemon"), "access", json_object_get(live, "access"));
         if (doc && live && json_object_get(live, "retention"))
                 json_object_set(json_object_get(doc, "daemon"), "retention", json_object_get(live, "retention"));
         if (doc && !live && ctl->sock_errno)
@@ -251,6 +253,8 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         json_t *mem = json_object_get(live, "memory");
                         char sq[32], held[32];
                         printf("daemon:    running (pid %d): %s\n", (int)pid, status_line ? status_line : "");
+                        if (json_string_value(json_object_get(live, "access")))
+                                printf("access:    %s\n", json_string_value(json_object_get(live, "access")));
                         format_bytes(json_integer_value(json_object_get(mem, "sqlite_bytes")), sq, sizeof sq);
                         format_bytes(json_integer_value(json_object_get(mem, "held_bytes")), held, sizeof held);
                         if (mem)

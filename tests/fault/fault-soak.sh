@@ -1,6 +1,6 @@
 #!/bin/bash
 # fault-soak.sh - scalemond at 100 ms for SOAK_SECONDS (default 60; the
-# figure in the README comes from SOAK_SECONDS=900) with a workload
+# figure in doc/PERFORMANCE.md comes from SOAK_SECONDS=900) with a workload
 # running, runs opening and closing, status asked and reloads sent.
 # Memory must stay flat: after a warm-up tenth, the resident size less
 # what SQLite holds (its page cache fills up to a bound as the database

@@ -25,55 +25,11 @@
 need_root
 command -v prometheus >/dev/null || skip_all "no prometheus binary (Debian package prometheus)"
 command -v curl >/dev/null || skip_all "no curl"
-EXPORTER=$top_builddir/scalemon-exporter
 N=${N:-40000}
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-EPORT=$(free_port)
-PPORT=$(free_port)
-PROM_PID=
-EXP_PID=
-stop_all() {
-        [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-        [ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
-        PROM_PID= EXP_PID=
-        cleanup
-}
-trap stop_all EXIT
-
 start_daemon
-"$EXPORTER" --listen "127.0.0.1:$EPORT" --socket "$SOCK" --db "$DB" >"$TMP/exporter.log" 2>&1 &
-EXP_PID=$!
-
-mkdir -p "$TMP/prom"
-cat >"$TMP/prometheus.yml" <<EOC
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: scalemon
-    static_configs:
-      - targets: ['127.0.0.1:$EPORT']
-EOC
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
-        --web.listen-address="127.0.0.1:$PPORT" >"$TMP/prometheus.log" 2>&1 &
-PROM_PID=$!
-API=http://127.0.0.1:$PPORT/api/v1
-
-# q EXPR [TIME]: an instant query's result, as JSON
-q() { curl -sf "$API/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"}; }
-
-up=
-for i in $(seq 150); do
-        up=$(q 'scalemon_up' | jpy 'd["data"]["result"][0]["value"][1] if d["data"]["result"] else ""' 2>/dev/null)
-        [ "$up" = 1 ] && break
-        sleep 0.2
-done
-if [ "$up" != 1 ]; then
-        sed 's/^/# prometheus: /' "$TMP/prometheus.log" | tail -20
-        sed 's/^/# exporter: /' "$TMP/exporter.log"
-        bail "Prometheus did not scrape scalemon_up 1 within 30s"
-fi
+start_exporter
+start_prometheus "127.0.0.1:$EPORT"
 ok 0 "Prometheus scrapes the exporter (scalemon_up 1)"
 
 # The raw samples (value, timestamp) of the last RANGE seconds.
@@ -153,7 +109,8 @@ check "Prometheus ingested the OpenMetrics exposition (metadata type of scalemon
 health=$(curl -sf "$API/targets" | jpy 'd["data"]["activeTargets"][0]["lastError"]')
 check "the target has no scrape error ('$health')" -- test -z "$health"
 
-# The README's PromQL examples: Prometheus parses and evaluates each
+# The guide's PromQL examples (doc/GUIDE.md, "Many machines"):
+# Prometheus parses and evaluates each
 # (with run r42 made the test's run pp); the first is the context switches
 # per CPU during the run, over a window from the scrape before the run (T1)
 # to the first scrape after it (T2): it counts at least what the run itself
@@ -169,17 +126,17 @@ while IFS= read -r -d '' block; do
         fi
         res=$(curl -s "$API/query" --data-urlencode "query=$block")
         st=$(echo "$res" | jpy 'd["status"]')
-        check "README's PromQL example $n is accepted ($st$( [ "$st" = success ] || echo ": $res"))" -- test "$st" = success
+        check "the guide's PromQL example $n is accepted ($st$( [ "$st" = success ] || echo ": $res"))" -- test "$st" = success
         if [ $n = 1 ]; then
                 v=$(echo "$res" | jpy 'sum(float(r["value"][1]) for r in d["data"]["result"])')
                 python3 -c "import sys; sys.exit(0 if $v >= 2 * $N and $v >= 0.95 * $own else 1)"
-                ok $? "the README's query finds the run's window: $v switches, the run's own $own, 2N $((2 * N))"
+                ok $? "the guide's query finds the run's window: $v switches, the run's own $own, 2N $((2 * N))"
         fi
 done < <(python3 -c '
 import re, sys
 for b in re.findall(r"```promql\n(.*?)```", open(sys.argv[1]).read(), re.S):
-    sys.stdout.write(b.strip() + "\0")' "$srcdir/README.md")
-ok $(( n >= 4 ? 0 : 1 )) "README has $n PromQL examples"
+    sys.stdout.write(b.strip() + "\0")' "$srcdir/doc/GUIDE.md")
+ok $(( n >= 4 ? 0 : 1 )) "doc/GUIDE.md has $n PromQL examples"
 
 curl -sf "http://127.0.0.1:$EPORT/metrics" >"$TMP/metrics.txt"
 check "promtool check metrics accepts the 0.0.4 exposition" -- sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"

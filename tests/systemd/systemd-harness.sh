@@ -30,6 +30,11 @@
 # SIGKILL takes the container down with it; a cgroup directory left behind
 # by such a test is removed by the next sd_boot.
 #
+# SD_ROOT (default /) is the root file system the overlay covers: another
+# one (a debootstrap'd Debian, tests/systemd/systemd-package.sh) boots its
+# own systemd.  SD_MORE_TREES (DIR[:DIR...]) are mounted inside like the
+# source and build trees.
+#
 # Needs root, util-linux (unshare, nsenter, setpriv), overlayfs, a cgroup2
 # hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified) and systemd.
 
@@ -49,6 +54,8 @@ SD_UNSHARE_PID=
 SD_PID1=
 SD_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 SD_HARNESS=$(readlink -f "${BASH_SOURCE[0]}")
+SD_ROOT=${SD_ROOT:-/}
+SD_MORE_TREES=${SD_MORE_TREES:-}
 
 sd_cgroup2_root() {
         local d
@@ -61,7 +68,7 @@ sd_cgroup2_root() {
 sd_need() {
         local c
         [ "$(id -u)" = 0 ] || skip_all "booting systemd in namespaces needs root"
-        [ -x /lib/systemd/systemd ] || skip_all "no systemd here (/lib/systemd/systemd)"
+        [ "$SD_ROOT" != / ] || [ -x /lib/systemd/systemd ] || skip_all "no systemd here (/lib/systemd/systemd)"
         for c in unshare nsenter setpriv setsid; do
                 command -v "$c" >/dev/null || skip_all "no $c (util-linux) here"
         done
@@ -111,7 +118,8 @@ sd_boot() {
         t0=$(date +%s%N)
         # The launcher enters the new cgroup first, so that the cgroup
         # namespace is rooted there; the container dies with this shell.
-        SD_TREES="$(readlink -f "$srcdir"):$(readlink -f "$top_builddir")" SD_MASK="$SD_MASK" SD_TARGET="$SD_TARGET" \
+        SD_TREES="$(readlink -f "$srcdir"):$(readlink -f "$top_builddir")${SD_MORE_TREES:+:$SD_MORE_TREES}" \
+        SD_ROOT="$SD_ROOT" SD_MASK="$SD_MASK" SD_TARGET="$SD_TARGET" \
         setsid bash -c 'echo $$ > "$1/cgroup.procs" && exec setpriv --pdeathsig KILL -- \
                 unshare --fork --kill-child=KILL --pid --mount --uts --ipc --net --cgroup --propagation private -- \
                 bash "$2" __init "$3"' _ "$SD_CGROUP" "$SD_HARNESS" "$SD_STATE" \
@@ -236,7 +244,7 @@ sd_init() {
         local S=$1 R=$1/root O=$1/ovl u d
         mount -t tmpfs -o mode=0755 scalemon-ovl "$O" || exit 1
         mkdir "$O/upper" "$O/work"
-        mount -t overlay scalemon-root -o "lowerdir=/,upperdir=$O/upper,workdir=$O/work" "$R" || exit 1
+        mount -t overlay scalemon-root -o "lowerdir=${SD_ROOT:-/},upperdir=$O/upper,workdir=$O/work" "$R" || exit 1
         # Never boot on the real root: the boot's tmpfiles would clean the host's /tmp.
         [ "$(stat -fc %T "$R")" = overlayfs ] || { echo "overlay not mounted on $R" >&2; exit 1; }
 
