@@ -629,7 +629,9 @@ int analysis_groups(const struct analysis_run *runs, size_t n, const struct grou
         if (go->nby && (r = make_groups(runs, n, go, gr)) < 0)
                 goto fail;
         for (size_t k = 0; k < gr->ngroups; k++)
-                if ((r = group_stats(runs, &gr->groups[k], go)) < 0)
+                if ((r = group_stats(runs, &gr->groups[k], go)) < 0 ||
+                    (r = analysis_pools(runs, gr->groups[k].idx, gr->groups[k].n, (const char *const *)go->by, go->nby,
+                                        &gr->groups[k].pools)) < 0)
                         goto fail;
 
         /* baselines: the group with the baseline's values and the same
@@ -681,6 +683,7 @@ struct group_result *group_result_free(struct group_result *gr)
                 return NULL;
         for (size_t k = 0; k < gr->ngroups; k++) {
                 free(gr->groups[k].idx);
+                pools_free(&gr->groups[k].pools);
                 free(gr->groups[k].scores);
                 free(gr->groups[k].vs);
                 free(gr->groups[k].changes);

@@ -171,6 +171,31 @@ struct lock_change {
 int analysis_lock_changes(const struct analysis_run *runs, const size_t *gidx, size_t gn, const size_t *bidx,
                           size_t bn, struct lock_change **ret, size_t *ret_n);
 
+/* ---- pools: runs of one group that differ in other tags (analysis-pools.c) ---- */
+
+struct pool_value {
+        const char *value;      /* borrowed from a run */
+        size_t runs;            /* how many of the group's runs carry it */
+};
+struct pool_tag {
+        const char *key;        /* borrowed from a run */
+        struct pool_value *v;   /* first-seen order */
+        size_t nv;
+};
+/* The tags a group pools: each key, not one of the grouping keys (nor
+ * lower_is_better), whose value is not the same in all of the group's
+ * runs (a run without it differs from one with it), with the values
+ * carried and their runs; none when the runs agree. */
+struct pools {
+        struct pool_tag *tags;  /* first-seen order */
+        size_t ntags;
+};
+/* The pools of runs idx[0..n), grouped by keys[0..nkeys) (NULL entries
+ * ignored).  0 or -ENOMEM.  Free with pools_free. */
+int analysis_pools(const struct analysis_run *runs, const size_t *idx, size_t n, const char *const *keys, size_t nkeys,
+                   struct pools *ret);
+void pools_free(struct pools *p);
+
 /* ---- groups: --group-by, --baseline, --explain ---- */
 
 #define GROUP_MAX_TAGS   16
@@ -291,6 +316,7 @@ struct group {
         size_t *idx;                    /* its runs, indexes into the runs */
         size_t n;
         bool high_variance;
+        struct pools pools;             /* the other tags on which its runs differ */
         struct group_score *scores;     /* in first-seen order */
         size_t nscores;
         struct group_metric metrics[_M_MAX];
@@ -363,8 +389,11 @@ struct curve_point {
         double x, xmin, xmax;           /* throughput: the score, or work / time; mean, min, max */
         double speedup;                 /* x / x at the series' base N; if has_speedup */
         double efficiency;              /* speedup * base N / N */
-        double per_score[_M_MAX];       /* mean of metric rate / throughput of each run */
+        double per_score[_M_MAX];       /* mean of metric rate / throughput of each run (no maximum) */
         bool has_per_score[_M_MAX];
+        double busy_per_score;          /* busy CPU-seconds per second / throughput: CPU-s per unit */
+        bool has_busy_per_score;        /* every run recorded CPU time */
+        struct pools pools;             /* the tags, other than by and the series tag, its runs differ in */
 };
 
 struct curve_series {

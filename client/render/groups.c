@@ -48,6 +48,40 @@ json_t *groups_explain_json(const struct explain_result *e, size_t n)
         return a;
 }
 
+json_t *groups_pools_json(const struct pools *p)
+{
+        json_t *o = json_object();
+
+        for (size_t t = 0; t < p->ntags; t++) {
+                json_t *vals = json_object();
+                for (size_t k = 0; k < p->tags[t].nv; k++)
+                        json_object_set_new(vals, p->tags[t].v[k].value, json_integer((json_int_t)p->tags[t].v[k].runs));
+                json_object_set_new(o, p->tags[t].key, vals);
+        }
+        return o;
+}
+
+void groups_pools_line(const char *label, const struct pools *p, const char *option, char *buf, size_t len)
+{
+        size_t o = 0, nv = 0, i = 0;
+
+        buf[0] = 0;
+        if (p->ntags == 0)
+                return;
+        for (size_t t = 0; t < p->ntags; t++)
+                nv += p->tags[t].nv;
+        strbuf_appendf(buf, len, &o, "%s pools", label);
+        for (size_t t = 0; t < p->ntags; t++)
+                for (size_t k = 0; k < p->tags[t].nv; k++, i++)
+                        strbuf_appendf(buf, len, &o, "%s %s=%s (%zu run%s)", i == 0 ? "" : i + 1 == nv ? " and" : ",",
+                                       p->tags[t].key, p->tags[t].v[k].value, p->tags[t].v[k].runs,
+                                       p->tags[t].v[k].runs == 1 ? "" : "s");
+        if (option)
+                strbuf_appendf(buf, len, &o, ": add --tag or %s %s", option, p->tags[0].key);
+        else
+                strbuf_appendf(buf, len, &o, ": add --tag %s=%s", p->tags[0].key, p->tags[0].v[0].value);
+}
+
 static json_t *metrics_json(const struct group *g)
 {
         json_t *o = json_object();
@@ -132,6 +166,8 @@ static json_t *group_json(const struct group_result *gr, const struct group *g, 
                         json_array_append_new(names, json_string(runs[g->idx[i]].info.name));
                 json_object_set_new(o, "runs", names);
         }
+        if (g->pools.ntags && !csv)
+                json_object_set_new(o, "pools", groups_pools_json(&g->pools));
         json_object_set_new(o, "high_variance", json_boolean(g->high_variance));
         json_object_set_new(o, "scores", scores);
         if (!csv)
@@ -319,6 +355,13 @@ void groups_print(const struct group_result *gr)
                        go->nlower_better ? " except those given to --lower-is-better or recorded lower-is-better"
                                          : " except those recorded lower-is-better with the runs");
                 table_print(tb);
+                for (size_t k = 0; k < gr->ngroups; k++) {
+                        char label[512], line[1024];
+                        groups_label(gr, &gr->groups[k], label, sizeof label);
+                        groups_pools_line(label, &gr->groups[k].pools, "--group-by", line, sizeof line);
+                        if (line[0])
+                                printf("%s\n", line);
+                }
                 for (size_t k = 0; k < gr->ngroups; k++)
                         print_group_detail(gr, &gr->groups[k]);
         }

@@ -5,8 +5,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "analysis.h"
+
+/* Which counters `curve` shows per unit of work: m[] (every one in JSON,
+ * what --metric named), given (--metric), all (--all-metrics: every one
+ * in the table too, not only the heads of the families). */
+struct curve_show {
+        bool m[_M_MAX];
+        bool given, all;
+};
+
+/* Each point that pools runs with different other tags, one line each
+ * (groups_pools_line). */
+void curve_pools_print(const struct curve_result *cr, FILE *f);
 
 /* Is score lower-is-better: in the comma-separated list (--lower-is-better,
  * may be NULL), or recorded with the runs (tag lower_is_better)? */
