@@ -248,9 +248,9 @@ struct time_ratio {
 };
 
 /* A metric's mean rate below this on both sides is "negligible": listed
- * apart, never ranked.  Per unit: CPU time (unit "s") in CPU-seconds per
- * second, 1% of one CPU; every other unit (events, pages, faults, ...)
- * 10 per second. */
+ * apart, never ranked.  A time (unit s, us or ns: CPU time, PSI, run-queue
+ * and lock wait) below 1% of one CPU, 0.01 s per second (10 ms/s), in its
+ * own unit; every other unit (events, pages, faults, ...) 10 per second. */
 #define ANALYSIS_NEGLIGIBLE_CPU_S  0.01
 #define ANALYSIS_NEGLIGIBLE_PER_S  10.0
 double analysis_negligible_floor(int metric);
@@ -260,6 +260,7 @@ enum change_rank {
         CHANGE_SIGNIFICANT,     /* Welch's t-test on the per-run rates, p < alpha */
         CHANGE_NOT_SIGNIFICANT, /* tested, p >= alpha */
         CHANGE_UNTESTED,        /* fewer than 2 runs on a side */
+        CHANGE_MAXIMUM,         /* a maximum (lock_wait_max_ns): the largest against the largest, never tested */
         CHANGE_NEGLIGIBLE,      /* both mean rates below the floor */
 };
 
@@ -271,11 +272,14 @@ struct metric_change {
         enum change_rank rank;
         bool has_p;                     /* tested */
         double p_value, t;              /* Welch's t of the per-run rates; |t| orders a rank */
+        double max, baseline_max;       /* CHANGE_MAXIMUM: the largest of the runs' maxima; per_s 0 */
 };
 
 /* A metric's mean rate over a group's runs that have it. */
 struct group_metric {
         bool have;                      /* some run has it */
+        bool is_max;                    /* a maximum: only max is set, never summed nor averaged */
+        double max;                     /* the largest of the runs' maxima */
         struct summary per_s;
         bool has_per_cpu_s;             /* every such run recorded CPU time */
         struct summary per_cpu_s;       /* per CPU-second */
@@ -344,6 +348,13 @@ struct group_result {
         struct explain_result *all;     /* across all runs, per score */
         size_t nall;
 };
+
+/* analysis-changes.c: a group's metrics (x, w: room for g->n values),
+ * and their changes against its baseline b, ranked, into g->changes
+ * (room for _M_MAX). */
+void analysis_group_metrics(const struct analysis_run *runs, struct group *g, double *x, double *w);
+int analysis_metric_changes(const struct analysis_run *runs, struct group *g, const struct group *b,
+                            const struct group_opts *go);
 
 /* Group the runs by go->by, compare with the baselines, explain.  0 or
  * -ENOMEM.  Free with group_result_free. */

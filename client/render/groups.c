@@ -11,6 +11,7 @@
 #include "locks.h"
 #include "macro.h"
 #include "output.h"
+#include "units.h"
 
 /* ---- JSON ---- */
 
@@ -91,6 +92,12 @@ static json_t *metrics_json(const struct group *g)
                 json_t *jm;
                 if (!gm->have)
                         continue;
+                if (gm->is_max) {       /* a maximum: the largest, no rate */
+                        json_object_set_new(o, metric_table[m].name,
+                                            json_pack("{s:o,s:n,s:n,s:s}", "max", json_number(gm->max), "per_s",
+                                                      "per_cpu_s", "why", "a maximum, not a count: no rate"));
+                        continue;
+                }
                 jm = json_pack("{s:o}", "per_s", summary_json(&gm->per_s));
                 json_object_set_new(jm, "per_cpu_s", gm->has_per_cpu_s ? summary_json(&gm->per_cpu_s)
                                                                        : json_pack("{s:s}", "why", "CPU time not recorded"));
@@ -126,16 +133,25 @@ static void vs_baseline_json(json_t *o, const struct group_result *gr, const str
                                                       tr->has_ratio ? json_real(tr->ratio) : json_null()));
         }
         for (size_t i = 0; i < g->nchanges; i++) {
-                static const char *const rank[] = { "significant", "not significant", "untested", "negligible" };
+                static const char *const rank[] = { "significant", "not significant", "untested", "maximum",
+                                                    "negligible" };
                 const struct metric_change *c = &g->changes[i];
-                json_t *jc = json_pack("{s:s,s:f,s:f,s:o,s:o,s:s}", "metric", metric_table[c->metric].name, "per_s",
-                                       c->per_s, "baseline_per_s", c->baseline_per_s, "change_pct",
+                bool mx = c->rank == CHANGE_MAXIMUM;
+                json_t *jc = json_pack("{s:s,s:o,s:o,s:o,s:o,s:s}", "metric", metric_table[c->metric].name, "per_s",
+                                       mx ? json_null() : json_real(c->per_s), "baseline_per_s",
+                                       mx ? json_null() : json_real(c->baseline_per_s), "change_pct",
                                        c->has_change ? json_real(c->change_pct) : json_null(), "p_value",
                                        c->has_p ? json_real(c->p_value) : json_null(), "rank", rank[c->rank]);
+                if (mx) {
+                        json_object_set_new(jc, "max", json_number(c->max));
+                        json_object_set_new(jc, "baseline_max", json_number(c->baseline_max));
+                }
                 if (!c->has_p)
                         json_object_set_new(jc, "why", json_string(c->rank == CHANGE_NEGLIGIBLE
                                                                            ? "both rates below the negligible floor"
-                                                                           : "fewer than 2 runs on a side"));
+                                                                   : mx ? "a maximum: the largest against the largest, "
+                                                                          "never tested"
+                                                                        : "fewer than 2 runs on a side"));
                 json_array_append_new(metrics, jc);
         }
         json_object_set_new(o, "baseline_tags", bt);
@@ -268,8 +284,9 @@ static void print_group_rows(struct libscols_table *tb, const struct group_resul
                 table_row(tb, label, n, "(no scores)", "", "", "", "", "", "", "", "", "", "");
 }
 
-/* The metrics' changes as ranked (analysis-groups.c): significant ones
- * by |t|, then the rest, at most 8; the negligible ones on one line. */
+/* The metrics' changes as ranked (analysis-changes.c): significant ones
+ * by |t|, then the rest, at most 8; each maximum; the negligible ones on
+ * one line. */
 static void print_changes(const struct group *g)
 {
         size_t shown = 0, nneg = 0;
@@ -281,25 +298,33 @@ static void print_changes(const struct group *g)
                         nneg++;
                         continue;
                 }
-                if (shown++ == 8)
+                /* at most 8 rates; a maximum is a line of its own kind */
+                if (c->rank != CHANGE_MAXIMUM && shown++ >= 8)
                         continue;
-                format_number(c->per_s, a, sizeof a);
-                format_number(c->baseline_per_s, b, sizeof b);
                 if (c->has_change)
                         format_pct(c->change_pct, pct, sizeof pct);
                 else
                         snprintf(pct, sizeof pct, "new");
+                if (c->rank == CHANGE_MAXIMUM) {        /* in its unit, never per second */
+                        units_total(c->metric, c->max, a, sizeof a);
+                        units_total(c->metric, c->baseline_max, b, sizeof b);
+                        printf("  %-26s %10s  (max %s vs %s)  a maximum: not tested\n", metric_table[c->metric].name,
+                               pct, a, b);
+                        continue;
+                }
+                units_rate(c->metric, c->per_s, false, a, sizeof a);
+                units_rate(c->metric, c->baseline_per_s, false, b, sizeof b);
                 if (c->has_p)
                         snprintf(p, sizeof p, "p%s%.2g%s", c->p_value < 0.001 ? "<" : "=",
                                  c->p_value < 0.001 ? 0.001 : c->p_value,
                                  c->rank == CHANGE_SIGNIFICANT ? "" : " (not significant)");
                 else
                         snprintf(p, sizeof p, "untested: under 2 runs a side");
-                printf("  %-26s %10s  (%s/s vs %s/s)  %s\n", metric_table[c->metric].name, pct, a, b, p);
+                printf("  %-26s %10s  (%s vs %s)  %s\n", metric_table[c->metric].name, pct, a, b, p);
         }
         if (nneg) {
-                printf("  negligible (below %g/s, or %g CPU-s/s for CPU time, on both sides):",
-                       ANALYSIS_NEGLIGIBLE_PER_S, ANALYSIS_NEGLIGIBLE_CPU_S);
+                printf("  negligible (below %g/s, or %g ms/s for times, on both sides):", ANALYSIS_NEGLIGIBLE_PER_S,
+                       ANALYSIS_NEGLIGIBLE_CPU_S * 1e3);
                 for (size_t j = 0, k = 0; j < g->nchanges; j++)
                         if (g->changes[j].rank == CHANGE_NEGLIGIBLE)
                                 printf("%s %s", k++ ? "," : "", metric_table[g->changes[j].metric].name);

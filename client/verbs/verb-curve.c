@@ -270,20 +270,26 @@ static void print_series(const struct curve_result *cr, const char *label, const
                 printf("USL: no meaningful fit (%s)\n", cs->usl_why);
 }
 
-void curve_pools_print(const struct curve_result *cr, FILE *f)
+void curve_pool_line(const struct curve_result *cr, size_t j, size_t k, char *buf, size_t len)
+{
+        const struct curve_point *pt = &cr->series[j].pts[k];
+        char label[256];
+
+        if (cr->series_by)
+                snprintf(label, sizeof label, "%s=%s %s=%g", cr->series_by, cr->series[j].value, cr->by, pt->n);
+        else
+                snprintf(label, sizeof label, "%s=%g", cr->by, pt->n);
+        groups_pools_line(label, &pt->pools, cr->series_by ? NULL : "--series", buf, len);
+}
+
+static void curve_pools_print(const struct curve_result *cr)
 {
         for (size_t j = 0; j < cr->nseries; j++)
                 for (size_t k = 0; k < cr->series[j].npts; k++) {
-                        const struct curve_point *pt = &cr->series[j].pts[k];
-                        char label[256], line[1024];
-                        if (cr->series_by)
-                                snprintf(label, sizeof label, "%s=%s %s=%g", cr->series_by, cr->series[j].value, cr->by,
-                                         pt->n);
-                        else
-                                snprintf(label, sizeof label, "%s=%g", cr->by, pt->n);
-                        groups_pools_line(label, &pt->pools, cr->series_by ? NULL : "--series", line, sizeof line);
+                        char line[1024];
+                        curve_pool_line(cr, j, k, line, sizeof line);
                         if (line[0])
-                                fprintf(f, "%s\n", line);
+                                printf("%s\n", line);
                 }
 }
 
@@ -299,7 +305,7 @@ static void curve_print(const struct curve_result *cr, const struct curve_show *
                         snprintf(label, sizeof label, "%s by %s", cr->score, cr->by);
                 print_series(cr, label, cs, shown);
         }
-        curve_pools_print(cr, stdout);
+        curve_pools_print(cr);
 }
 
 bool curve_lower_is_better(const char *list, const struct analysis_run *runs, size_t n, const char *score)

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "analysis.h"
 
@@ -17,9 +16,9 @@ struct curve_show {
         bool given, all;
 };
 
-/* Each point that pools runs with different other tags, one line each
- * (groups_pools_line). */
-void curve_pools_print(const struct curve_result *cr, FILE *f);
+/* What point k of series j pools, in one line (groups_pools_line), or
+ * "" when it pools nothing. */
+void curve_pool_line(const struct curve_result *cr, size_t j, size_t k, char *buf, size_t len);
 
 /* Is score lower-is-better: in the comma-separated list (--lower-is-better,
  * may be NULL), or recorded with the runs (tag lower_is_better)? */

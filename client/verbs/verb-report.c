@@ -24,6 +24,7 @@
 #include "proto.h"
 #include "selection.h"
 #include "timeutil.h"
+#include "units.h"
 #include "verbs.h"
 
 enum per { PER_SYSTEM, PER_NODE, PER_CPU };
@@ -318,8 +319,10 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
                                 snprintf(l, sizeof l, "%d", loc);
                                 scols_line_set_data(ln, 0, l);
                         }
-                        format_number(metric_table[mcols[c - 1]].max ? t->value : r->dur > 0 ? t->value / r->dur : 0, v,
-                                      sizeof v);
+                        if (metric_table[mcols[c - 1]].max)
+                                units_total(mcols[c - 1], t->value, v, sizeof v);
+                        else
+                                units_rate(mcols[c - 1], r->dur > 0 ? t->value / r->dur : 0, true, v, sizeof v);
                         scols_line_set_data(ln, (size_t)c, v);
                 }
         }
@@ -345,7 +348,7 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                 return;
         for (int m = 0; m < _M_MAX; m++) {
                 const struct mstat *s = &r->m[m];
-                char total[32], per_s[32], mn[32], md[32], mx[32], im[32], vf[32] = "";
+                char total[40], per_s[32], mn[32], md[32], mx[32], im[32], vf[32] = "";
                 double pct;
                 if (!shown[m])
                         continue;
@@ -353,13 +356,22 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                         table_row(tb, metric_table[m].name, "n/a", "", "", "", "", "", "");
                         continue;
                 }
-                format_number(s->total, total, sizeof total);
-                /* a maximum (lock_wait_max_ns) has no rate, and its CPUs'
-                 * max over their mean is no imbalance */
-                fmt_or_dash(!metric_table[m].max, s->per_s, per_s, sizeof per_s);
-                fmt_or_dash(s->spread, s->cpu_min, mn, sizeof mn);
-                fmt_or_dash(s->spread, s->cpu_median, md, sizeof md);
-                fmt_or_dash(s->spread, s->cpu_max, mx, sizeof mx);
+                /* times in s, ms, us (units.c); a maximum (lock_wait_max_ns)
+                 * has no rate, and its CPUs' max over their mean is no
+                 * imbalance */
+                units_total(m, s->total, mx, sizeof mx);
+                snprintf(total, sizeof total, "%s%s", metric_table[m].max ? "max " : "", mx);
+                fmt_or_dash(!metric_table[m].max, NAN, per_s, sizeof per_s);
+                if (!metric_table[m].max)
+                        units_rate(m, s->per_s, true, per_s, sizeof per_s);
+                fmt_or_dash(s->spread, NAN, mn, sizeof mn);
+                fmt_or_dash(s->spread, NAN, md, sizeof md);
+                fmt_or_dash(s->spread, NAN, mx, sizeof mx);
+                if (s->spread) {
+                        units_total(m, s->cpu_min, mn, sizeof mn);
+                        units_total(m, s->cpu_median, md, sizeof md);
+                        units_total(m, s->cpu_max, mx, sizeof mx);
+                }
                 if (s->spread && s->imbalance_ok && !metric_table[m].max)
                         snprintf(im, sizeof im, "%.2f", s->imbalance);
                 else
