@@ -109,10 +109,8 @@ void units_per_work(int m, double v, char *buf, size_t len)
 
         if (units_is_time(m, &s))
                 time_with(v * s, "", buf, len);
-        else if (!isfinite(v))
-                snprintf(buf, len, "-");
         else
-                snprintf(buf, len, "%.4g", v);
+                format_number(v, buf, len);
 }
 
 const char *units_rate_axis(int m, double max, double *ret_factor)

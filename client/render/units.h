@@ -19,7 +19,7 @@ void units_total(int m, double v, char *buf, size_t len);
  * (without "/s" after a count) for a column headed per second. */
 void units_rate(int m, double per_s, bool bare, char *buf, size_t len);
 /* An amount of m per unit of work (rate / throughput): a time in
- * s/ms/us/ns, a count as "%.4g". */
+ * s/ms/us/ns, a count as a number (format_number). */
 void units_per_work(int m, double v, char *buf, size_t len);
 /* For an axis of rates of m whose largest value is max: the factor to
  * multiply each value by and the unit after it ("ms/s"; "/s" for a

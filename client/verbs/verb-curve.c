@@ -114,9 +114,10 @@ static json_t *curve_csv(const struct curve_result *cr, const struct curve_show 
 }
 
 /* The counters a curve's table shows by default: the head of each
- * family, at most CURVE_HEADS (context switches, migrations, page faults,
- * lock wait, run-queue wait; with the busy CPU time, six columns).  PSI
- * cpu some stands in for the run-queue wait where that was not recorded. */
+ * family (context switches, migrations, page faults, lock wait, run-queue
+ * wait; with the busy CPU time, six columns).  PSI cpu some stands in for
+ * the run-queue wait, and lock_contentions for the lock wait, where those
+ * were not recorded (no BPF). */
 static const int curve_heads[] = { M_CONTEXT_SWITCHES, M_CPU_MIGRATIONS, M_PAGE_FAULTS, M_LOCK_WAIT_NS, M_RUNQUEUE_WAIT };
 
 /* Does some point of the series have metric m per unit of work, not 0? */
@@ -152,6 +153,8 @@ static int curve_columns(const struct curve_series *cs, const struct curve_show 
                 int m = curve_heads[i];
                 if (m == M_RUNQUEUE_WAIT && !series_has(cs, m))
                         m = M_PSI_CPU_SOME;
+                if (m == M_LOCK_WAIT_NS && !series_has(cs, m))
+                        m = M_LOCK_CONTENTIONS;
                 if (series_has(cs, m))
                         mcol[nm++] = m;
         }
@@ -255,7 +258,7 @@ static void print_series(const struct curve_result *cr, const char *label, const
                 printf("speedup: none (one value of N: nothing to compare with)\n");
         if (nm)
                 printf("counters per unit of work (rate / %s), times in s, ms, us%s\n",
-                       !lower ? cr->score : cr->opts.work == CURVE_WORK_PER_N ? "N/score" : "1/score",
+                       !lower ? cr->score : cr->opts.work == CURVE_WORK_PER_N ? "(N/score)" : "(1/score)",
                        show->all || show->given ? "" : "; --metric M or --all-metrics for more");
         table_print(tb);
         if (cs->usl_ok) {

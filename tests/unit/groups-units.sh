@@ -49,6 +49,11 @@ GP_SCRIPT="$TMP/c.gp" SCALEMON_GNUPLOT="$TMP/gp-standin" sm plot curve --by work
 grep -qF "$POOL" "$TMP/c.gp"; ok $? "plot curve -o: the chart carries the line (gnuplot's script)"
 grep -qF "$POOL" "$TMP/c.err"; ok $? "and says it on stderr: $(cat "$TMP/c.err")"
 
+sm --format json plot groups --group-by workers > "$TMP/pg.json"; ok $? "plot groups --format json"
+[ "$(jpy '[p.get("pools") for s in d["series"] if s["name"] != "HIGH VARIANCE" for p in s["points"]]' < "$TMP/pg.json" | tr '\n' ' ')" = "{'study': {'noisy': 3}, 'observer': {'perf': 1}} None None " ] &&
+        [ "$(jpy 'd["notes"]' < "$TMP/pg.json")" = "$POOL: add --tag or --group-by study" ]
+ok $? "plot groups: the workers=1 point carries pools, and the note says it"
+
 # --- units and kinds: report --baseline ---
 sm report --group-by workers --baseline workers=1 > "$TMP/b.txt"
 sed -n '/^workers=2 vs workers=1:/,/^$/p' "$TMP/b.txt" > "$TMP/b2.txt"
