@@ -322,6 +322,37 @@ static void terminal_size(int *cols, int *rows)
                 *rows = 150;
 }
 
+/* What is drawn over or behind the data: each run's window, the shaded
+ * phases, the marks. */
+static void write_overlays(FILE *f, const struct chart *p, bool dumb)
+{
+        /* each run's window: its start and end, and its name */
+        for (size_t i = 0; i < p->nwindows; i++) {
+                const struct chart_window *w = &p->windows[i];
+                if (!dumb)
+                        fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '%s' "
+                                   "fs solid 0.5 noborder\n", p->nshade + i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x0,
+                        w->x0);
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x1,
+                        w->x1);
+                fprintf(f, "set label ");
+                gp_str(f, w->text);
+                fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
+        }
+        for (size_t i = 0; i < p->nshade; i++)
+                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
+                        i + 1, p->shade[i][0], p->shade[i][1]);
+        for (size_t i = 0; i < p->nmarks; i++) {
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
+                        p->marks[i].x, p->marks[i].x);
+                fprintf(f, "set label ");
+                gp_str(f, p->marks[i].text);
+                fprintf(f, " at %.6g, graph 0.97 left rotate by -90 offset 0.5,0 front tc rgb '#333333' noenhanced\n",
+                        p->marks[i].x);
+        }
+}
+
 /* Terminal, output, title, labels, legend and axes. */
 static void write_frame(FILE *f, const struct chart *p, const char *output, bool png)
 {
@@ -406,31 +437,7 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 }
                 fprintf(f, ") noenhanced\nset xrange [-0.5:%g]\n", (double)json_array_size(p->xtics) - 0.5);
         }
-        /* each run's window: its start and end, and its name */
-        for (size_t i = 0; i < p->nwindows; i++) {
-                const struct chart_window *w = &p->windows[i];
-                if (!dumb)
-                        fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '%s' "
-                                   "fs solid 0.5 noborder\n", p->nshade + i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
-                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x0,
-                        w->x0);
-                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x1,
-                        w->x1);
-                fprintf(f, "set label ");
-                gp_str(f, w->text);
-                fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
-        }
-        for (size_t i = 0; i < p->nshade; i++)
-                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
-                        i + 1, p->shade[i][0], p->shade[i][1]);
-        for (size_t i = 0; i < p->nmarks; i++) {
-                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
-                        p->marks[i].x, p->marks[i].x);
-                fprintf(f, "set label ");
-                gp_str(f, p->marks[i].text);
-                fprintf(f, " at %.6g, graph 0.97 left rotate by -90 offset 0.5,0 front tc rgb '#333333' noenhanced\n",
-                        p->marks[i].x);
-        }
+        write_overlays(f, p, dumb);
 }
 
 /* The heat map: colours in files, one character per cell in the terminal. */

@@ -349,7 +349,16 @@ int curve_refuse_time(const char *score)
                         score, score, score);
 }
 
-int verb_curve(struct ctl *ctl, int argc, char **argv)
+/* What curve was asked for. */
+struct curve_args {
+        const char *by, *series, *score, *lower;
+        struct curve_opts co;
+        struct run_select sel;
+        struct curve_show show;
+};
+
+/* 0, an exit code after printing why, or -1 after --help. */
+static int curve_parse(struct curve_args *a, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "by", required_argument, NULL, 'b' },
@@ -366,18 +375,9 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        const char *by = NULL, *series = NULL, *score = NULL, *why, *lower = NULL;
-        struct curve_opts co = { 0 };
-        struct run_select sel = { 0 };
-        struct analysis_run *runs = NULL;
-        struct curve_result *cr = NULL;
-        size_t n = 0;
-        struct curve_show show = { .given = false };
-        json_t *doc = NULL;
+        const char *why;
         int c, r = 0;
 
-        for (int m = 0; m < _M_MAX; m++)
-                show.m[m] = true;
         while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 'b':
@@ -386,23 +386,23 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                         if (!proto_valid_key(optarg, &why))
                                 r = ctl_fail(EXIT_USAGE, "--%s '%s': %s", c == 'b' ? "by" : c == 'r' ? "series" : "score",
                                              optarg, why);
-                        *(c == 'b' ? &by : c == 'r' ? &series : &score) = optarg;
+                        *(c == 'b' ? &a->by : c == 'r' ? &a->series : &a->score) = optarg;
                         break;
                 case 'm':
-                        r = parse_metric_option(optarg, show.m, &show.given);
+                        r = parse_metric_option(optarg, a->show.m, &a->show.given);
                         break;
                 case 'a':
-                        show.all = true;
+                        a->show.all = true;
                         break;
                 case 'L':
-                        lower = optarg;
+                        a->lower = optarg;
                         r = curve_check_lower(optarg);
                         break;
                 case 'w':
                         if (streq(optarg, "fixed"))
-                                co.work = CURVE_WORK_FIXED;
+                                a->co.work = CURVE_WORK_FIXED;
                         else if (streq(optarg, "per-n"))
-                                co.work = CURVE_WORK_PER_N;
+                                a->co.work = CURVE_WORK_PER_N;
                         else
                                 r = ctl_fail(EXIT_USAGE, "--work '%s': use fixed (the same work at every N) or per-n "
                                                          "(the work grows with N)", optarg);
@@ -411,43 +411,60 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 case 'u':
                 case 't':
                 case 'H':
-                        r = run_select_set(&sel, c, optarg);
+                        r = run_select_set(&a->sel, c, optarg);
                         break;
                 case 'h':
                         printf("Usage: scalemonctl curve --by TAG [--series TAG] [--score K] [--metric M,...] [--all-metrics]\n"
                                "                         [--lower-is-better K,...] [--work fixed|per-n]\n"
                                "                         [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n");
-                        run_select_free(&sel);
-                        return EXIT_OK;
+                        return -1;
                 default:
                         r = EXIT_USAGE;
                 }
         }
-        if (r == 0 && !by)
+        if (r == 0 && !a->by)
                 r = ctl_fail(EXIT_USAGE, "curve needs --by TAG, the tag that holds N (threads, vcpus, ways)");
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "curve takes no arguments, got '%s'", argv[optind]);
+        return r;
+}
+
+int verb_curve(struct ctl *ctl, int argc, char **argv)
+{
+        struct curve_args a = { 0 };
+        struct analysis_run *runs = NULL;
+        struct curve_result *cr = NULL;
+        const char *score = NULL;
+        size_t n = 0;
+        json_t *doc = NULL;
+        int r;
+
+        for (int m = 0; m < _M_MAX; m++)
+                a.show.m[m] = true;
+        r = curve_parse(&a, argc, argv);
         if (r == 0)
-                r = run_select_load(ctl, &sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
-        run_select_free(&sel);
-        if (r || (r = run_select_check_key(runs, n, by, "--by")) ||
-            (series && (r = run_select_check_key(runs, n, series, "--series"))) ||
-            (r = run_select_score(runs, n, by, score, &score)))
+                r = run_select_load(ctl, &a.sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);    /* rates are all a curve needs */
+        run_select_free(&a.sel);
+        if (r < 0)
+                return EXIT_OK;         /* --help */
+        if (r || (r = run_select_check_key(runs, n, a.by, "--by")) ||
+            (a.series && (r = run_select_check_key(runs, n, a.series, "--series"))) ||
+            (r = run_select_score(runs, n, a.by, a.score, &score)))
                 goto out;
-        co.lower_is_better = curve_lower_is_better(lower, runs, n, score);
-        if (co.lower_is_better && co.work == CURVE_WORK_UNKNOWN) {
+        a.co.lower_is_better = curve_lower_is_better(a.lower, runs, n, score);
+        if (a.co.lower_is_better && a.co.work == CURVE_WORK_UNKNOWN) {
                 r = curve_refuse_time(score);
                 goto out;
         }
-        if (analysis_curve(runs, n, by, series, score, &co, &cr) < 0) {
+        if (analysis_curve(runs, n, a.by, a.series, score, &a.co, &cr) < 0) {
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
         }
         if (ctl->format == FORMAT_TABLE) {
-                curve_print(cr, &show);
+                curve_print(cr, &a.show);
                 r = EXIT_OK;
         } else {
-                doc = ctl->format == FORMAT_CSV ? curve_csv(cr, &show) : curve_json(cr, &show);
+                doc = ctl->format == FORMAT_CSV ? curve_csv(cr, &a.show) : curve_json(cr, &a.show);
                 r = ctl->format == FORMAT_CSV ? output_csv(doc) : output_json(doc);
         }
 out:
