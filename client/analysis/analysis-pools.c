@@ -29,10 +29,10 @@ static bool is_key(const char *k, const char *const *keys, size_t nkeys)
         return false;
 }
 
-static bool has_tag(const struct pools *p, const char *key)
+static bool seen(const char *const *keys, size_t n, const char *key)
 {
-        for (size_t t = 0; t < p->ntags; t++)
-                if (streq(p->tags[t].key, key))
+        for (size_t t = 0; t < n; t++)
+                if (streq(keys[t], key))
                         return true;
         return false;
 }
@@ -68,21 +68,25 @@ static int tag_values(const struct analysis_run *runs, const size_t *idx, size_t
 int analysis_pools(const struct analysis_run *runs, const size_t *idx, size_t n, const char *const *keys, size_t nkeys,
                    struct pools *ret)
 {
+        _cleanup_free_ const char **judged = NULL;     /* every key looked at once */
         struct pools p = { 0 };
-        size_t cap = 0;
+        size_t cap = 0, nj = 0;
 
         for (size_t i = 0; i < n; i++)
                 cap += runs[idx[i]].d.ntags;
-        if (cap && !(p.tags = calloc(cap, sizeof *p.tags)))
+        if (cap && (!(p.tags = calloc(cap, sizeof *p.tags)) || !(judged = calloc(cap, sizeof *judged)))) {
+                free(p.tags);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < n; i++) {
                 const struct run_detail *d = &runs[idx[i]].d;
                 for (size_t k = 0; k < d->ntags; k++) {
                         const char *key = d->tags[k].key;
                         struct pool_tag t;
                         size_t absent;
-                        if (is_key(key, keys, nkeys) || has_tag(&p, key))
+                        if (is_key(key, keys, nkeys) || seen(judged, nj, key))
                                 continue;
+                        judged[nj++] = key;
                         if (tag_values(runs, idx, n, key, &t, &absent) < 0) {
                                 pools_free(&p);
                                 return -ENOMEM;
