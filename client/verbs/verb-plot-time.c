@@ -48,6 +48,9 @@ const char *plot_scale_rates(struct chart *p, int m, size_t from, bool on_x, cha
         for (size_t i = 0; p->heat && i < p->hx * p->hy; i++)
                 p->hz[i] *= f;
         snprintf(unit, len, "%s%s", u[0] == '/' ? metric_table[m].unit : "", u);
+        /* a maximum is a time, not a time per second */
+        if (metric_table[m].max && strlen(unit) > 2 && streq(unit + strlen(unit) - 2, "/s"))
+                unit[strlen(unit) - 2] = 0;
         return unit;
 }
 
@@ -192,7 +195,9 @@ int plot_kind_timeseries(struct ctl *ctl, struct popts *o, struct chart *p)
                 s = chart_add_series(p, name, CHART_LINES);
                 for (size_t i = 0; s && i < n; i++)
                         if (!pts[i].not_counted && pts[i].dur_ns > 0)
-                                chart_add_point(s, (double)(pts[i].t_ns - since) / 1e9, pts[i].value / ((double)pts[i].dur_ns / 1e9), 0, 0);
+                                chart_add_point(s, (double)(pts[i].t_ns - since) / 1e9,
+                                                /* a maximum is drawn as it is, not per second */
+                                                def->max ? pts[i].value : pts[i].value / ((double)pts[i].dur_ns / 1e9), 0, 0);
                 free(pts);
         }
         {
@@ -202,10 +207,10 @@ int plot_kind_timeseries(struct ctl *ctl, struct popts *o, struct chart *p)
                 if (total == 0)
                         return ctl_fail(EXIT_FAILED, "no samples of %s in %s", o->metric, what);
         }
-        snprintf(p->title, sizeof p->title, "%s per second, %s%s", o->metric, what,
-                 f == SERIES_CPU ? ", per CPU" : f == SERIES_NODE ? ", per node" : "");
+        snprintf(p->title, sizeof p->title, "%s %s, %s%s", o->metric, def->max ? "in each interval" : "per second",
+                 what, f == SERIES_CPU ? ", per CPU" : f == SERIES_NODE ? ", per node" : "");
         snprintf(p->xlabel, sizeof p->xlabel, "seconds since the start of %s", o->run ? o->run : "the range");
-        snprintf(p->ylabel, sizeof p->ylabel, "%s per second (%s)", o->metric,
+        snprintf(p->ylabel, sizeof p->ylabel, "%s%s (%s)", o->metric, def->max ? ", the longest in each interval" : " per second",
                  plot_scale_rates(p, (int)(def - metric_table), 0, false, unit, sizeof unit));
         p->yzero = true;
         p->xfix = true;         /* from the first sample, not from a round tic before it */
@@ -257,20 +262,21 @@ int plot_kind_heatmap(struct ctl *ctl, struct popts *o, struct chart *p)
                         size_t b = off < 0 ? 0 : (size_t)(off / step);
                         if (b >= p->hx || pts[i].not_counted)
                                 continue;
-                        sum[b] += pts[i].value;
+                        sum[b] = def->max ? fmax(sum[b], pts[i].value) : sum[b] + pts[i].value;
                         dur[b] += (double)pts[i].dur_ns / 1e9;
                 }
                 for (size_t b = 0; b < p->hx; b++)
-                        p->hz[(size_t)c * p->hx + b] = dur[b] > 0 ? sum[b] / dur[b] : 0;
+                        p->hz[(size_t)c * p->hx + b] = dur[b] <= 0 ? 0 : def->max ? sum[b] : sum[b] / dur[b];
                 free(pts);
                 free(sum);
                 free(dur);
         }
-        snprintf(p->title, sizeof p->title, "%s per second on each CPU (%s), %s", o->metric,
+        snprintf(p->title, sizeof p->title, "%s%s on each CPU (%s), %s", o->metric,
+                 def->max ? ", the longest in each interval," : " per second",
                  plot_scale_rates(p, (int)(def - metric_table), 0, false, unit, sizeof unit), what);
         snprintf(p->xlabel, sizeof p->xlabel, "seconds since the start of %s", o->run ? o->run : "the range");
         snprintf(p->ylabel, sizeof p->ylabel, "CPU");
-        snprintf(p->zlabel, sizeof p->zlabel, "%s per second (%s)", o->metric, unit);
+        snprintf(p->zlabel, sizeof p->zlabel, "%s%s (%s)", o->metric, def->max ? ", the longest" : " per second", unit);
         return 0;
 }
 

@@ -297,8 +297,9 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
                                 ps = &p->s[q];
                 if (!ps)
                         ps = chart_add_series(p, label, CHART_POINTS);
-                chart_add_point(ps, runs[i].m[m].per_s, s->value, 0, 0);
-                xs[k] = runs[i].m[m].per_s;
+                /* a maximum is the run's longest, not per second */
+                xs[k] = def->max ? runs[i].m[m].total : runs[i].m[m].per_s;
+                chart_add_point(ps, xs[k], s->value, 0, 0);
                 ys[k] = s->value;
                 k++;
         }
@@ -319,7 +320,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
         }
         else
                 set_text(p->title, sizeof p->title, "%s against %s, one point per run (n=%zu)", score, o->metric, k);
-        set_text(p->xlabel, sizeof p->xlabel, "%s per second (%s)", o->metric,
+        set_text(p->xlabel, sizeof p->xlabel, "%s%s (%s)", o->metric, def->max ? ", the run's maximum" : " per second",
                  plot_scale_rates(p, (int)(def - metric_table), 0, true, unit, sizeof unit));
         set_text(p->ylabel, sizeof p->ylabel, "%s", score);
         p->key = "outside right top box";

@@ -30,8 +30,8 @@ const struct metric_def *plot_need_metric(const char *m, int *r);
 /* Rates of metric m into the units a person reads: the values of the
  * chart's series from series `from` on (y, or x with on_x), or of its heat
  * map, multiplied by one factor chosen from their largest; the unit
- * returned ("ms/s" for a time, "switches/s" for a count) goes into the
- * axis label. */
+ * returned ("ms/s" for a time, "switches/s" for a count, "ms" for a
+ * maximum, which is no rate) goes into the axis label. */
 const char *plot_scale_rates(struct chart *p, int m, size_t from, bool on_x, char *unit, size_t len);
 
 int plot_kind_timeseries(struct ctl *ctl, struct popts *o, struct chart *p);

@@ -68,6 +68,16 @@ sm u plot scatter lock_wait_ns -o "$TMP/lw.svg"
 svg_text "$TMP/lw.svg" | grep -qx "lock_wait_ns per second (ms/s)"; ok $? "and the svg says so"
 ! svg_text "$TMP/lw.svg" | grep -q "×10"; ok $? "with plain tics (49 to 197 ms/s need no power of ten)"
 
+# --- a maximum: the run's longest wait, in ms, never per second ---
+sm u --format json plot scatter lock_wait_max_ns > "$TMP/mx.json"
+[ "$(jpy 'd["xlabel"]' < "$TMP/mx.json")" = "lock_wait_max_ns, the run's maximum (ms)" ]; ok $? "a maximum's axis: the run's maximum, in ms"
+want=$(python3 -c '
+import json
+d = json.load(open("'"$TMP/units.json"'"))
+print(sorted(set(r["totals"]["system"]["lock_wait_max_ns"] / 1e6 for r in d["runs"])))')
+got=$(jpy 'sorted(set(p["x"] for s in d["series"] for p in s["points"]))' < "$TMP/mx.json" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+[ "[$got]" = "$want" ]; ok $? "its points are the runs' maxima in ms, not divided by the run's 10 s ($want)"
+
 # --- time series and heat map of a time counter ---
 sm ts --format json plot timeseries lock_wait_ns --run aim7-hotspot > "$TMP/tsl.json"
 [ "$(jpy 'd["ylabel"]' < "$TMP/tsl.json")" = "lock_wait_ns per second (us/s)" ]; ok $? "timeseries: us/s for a wait of some 170 us/s"
