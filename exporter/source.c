@@ -17,6 +17,7 @@
 #include <sys/un.h>
 
 #include "macro.h"
+#include "proto.h"
 #include "source.h"
 #include "timeutil.h"
 
@@ -178,7 +179,7 @@ static int remaining_ms(int64_t deadline)
 
 int src_totals_fetch(const char *socket_path, int timeout_ms, struct src_totals *ret, char **ret_err)
 {
-        static const char req[] = "{\"cmd\":\"totals\"}\n";
+        _cleanup_free_ char *req = proto_request_line(&(struct proto_request){ .cmd = CMD_TOTALS });
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         int64_t deadline = now_monotonic_ns() + (int64_t)timeout_ms * NSEC_PER_MSEC;
         _cleanup_close_ int fd = -1;
@@ -186,6 +187,8 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct src_totals 
         size_t len = 0, cap = 0, sent = 0;
 
         *ret_err = NULL;
+        if (!req)
+                return fail(ret_err, -ENOMEM, "out of memory");
         if (strlen(socket_path) >= sizeof sa.sun_path)
                 return fail(ret_err, -ENAMETOOLONG, "--socket %s: too long for a UNIX socket path", socket_path);
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", socket_path);
@@ -197,14 +200,14 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct src_totals 
                 return fail(ret_err, -e, "cannot reach scalemond at %s: %s%s", socket_path, strerror(e),
                             e == EACCES ? " (the exporter's user must be in the control group, scalemon)" : "");
         }
-        while (sent < sizeof req - 1) {
+        while (sent < strlen(req)) {
                 struct pollfd p = { .fd = fd, .events = POLLOUT };
                 ssize_t k;
 
                 if (poll(&p, 1, remaining_ms(deadline)) <= 0)
                         return fail(ret_err, -ETIMEDOUT, "scalemond at %s did not take the request in time",
                                     socket_path);
-                k = send(fd, req + sent, sizeof req - 1 - sent, MSG_NOSIGNAL);
+                k = send(fd, req + sent, strlen(req) - sent, MSG_NOSIGNAL);
                 if (k < 0 && errno != EAGAIN && errno != EINTR)
                         return fail(ret_err, -errno, "cannot send to scalemond at %s: %s", socket_path,
                                     strerror(errno));

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
@@ -610,4 +611,21 @@ json_t *proto_request_to_json(const struct proto_request *req)
         if (req->per)
                 json_object_set_new(o, "per", json_string(req->per));
         return o;
+}
+
+char *proto_request_line(const struct proto_request *req)
+{
+        json_t *o = proto_request_to_json(req);
+        char *s = o ? json_dumps(o, JSON_COMPACT) : NULL, *line;
+
+        json_decref(o);
+        if (!s)
+                return NULL;
+        line = realloc(s, strlen(s) + 2);
+        if (!line) {
+                free(s);
+                return NULL;
+        }
+        strcat(line, "\n");
+        return line;
 }

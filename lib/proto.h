@@ -82,8 +82,12 @@ bool proto_cmd_is_stream(enum proto_cmd cmd);
  * *ret_err says what is wrong in one line; req is left empty. */
 int proto_parse_request(const char *line, size_t len, struct proto_request *req, char **ret_err);
 void proto_request_free(struct proto_request *req);
-/* The JSON a client sends for req (the inverse of proto_parse_request). */
+/* The JSON a client sends for req (the inverse of proto_parse_request).
+ * A client's request may borrow its strings: one it built itself is not
+ * given to proto_request_free(). */
 json_t *proto_request_to_json(const struct proto_request *req);
+/* The same as one line, newline included (free() it); NULL: no memory. */
+char *proto_request_line(const struct proto_request *req);
 
 /* Shapes of user-chosen strings.  On false, *why (static) says why. */
 bool proto_valid_name(const char *s, const char **why);

@@ -169,7 +169,7 @@ static int read_line(struct ctl *ctl, char **ret)
         }
 }
 
-int ctl_request(struct ctl *ctl, json_t *req, int pass_fd, json_t **ret_reply)
+int ctl_request(struct ctl *ctl, const struct proto_request *req, int pass_fd, json_t **ret_reply)
 {
         _cleanup_free_ char *line = NULL, *reply = NULL;
         json_error_t jerr;
@@ -179,10 +179,9 @@ int ctl_request(struct ctl *ctl, json_t *req, int pass_fd, json_t **ret_reply)
         r = ctl_connect(ctl, false);
         if (r)
                 return r;
-        line = json_dumps(req, JSON_COMPACT);
-        if (!line || !(line = realloc(line, strlen(line) + 2)))
+        line = proto_request_line(req);
+        if (!line)
                 return ctl_fail(EXIT_FAILED, "out of memory");
-        strcat(line, "\n");
         r = send_all(ctl->sock_fd, line, strlen(line), pass_fd);
         if (r >= 0)
                 r = read_line(ctl, &reply);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "sock.h"
+#include "proto.h"
 #include "sub.h"
 #include "timeutil.h"
 
@@ -94,22 +95,14 @@ int sub_request(struct sub *s, const char *const *metrics, size_t n, enum sub_lo
 {
         static const char *const pers[] = { [SUB_LOC_CPU] = "cpu", [SUB_LOC_NODE] = "node",
                                             [SUB_LOC_SYSTEM] = "system" };
-        json_t *a = json_array(), *o;
-        _cleanup_free_ char *line = NULL;
+        struct proto_request req = { .cmd = CMD_SUBSCRIBE, .metrics = (char **)metrics, .nmetrics = n,
+                                     .per = (char *)pers[per] };
+        _cleanup_free_ char *line = proto_request_line(&req);
         size_t len, off = 0;
 
-        for (size_t i = 0; i < n; i++)
-                json_array_append_new(a, json_string(metrics[i]));
-        o = json_pack("{s:s,s:o,s:s}", "cmd", "subscribe", "metrics", a, "per", pers[per]);
-        if (!o)
-                return -ENOMEM;
-        line = json_dumps(o, JSON_COMPACT);
-        json_decref(o);
         if (!line)
                 return -ENOMEM;
         len = strlen(line);
-        line[len] = '\n';       /* json_dumps' NUL becomes the newline */
-        len++;
         while (off < len) {
                 ssize_t k = send(s->fd, line + off, len - off, MSG_NOSIGNAL);
                 if (k < 0) {

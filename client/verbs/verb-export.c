@@ -80,7 +80,7 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
         _cleanup_close_ int fd = -1;
         struct store *w = NULL;
         struct exchange_counts n = { 0 };
-        json_t *req, *reply = NULL;
+        json_t *reply = NULL;
         int c, r;
 
         while ((c = ctl_getopt(argc, argv, "", options)) >= 0) {
@@ -103,9 +103,8 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
                 /* a daemon has the database: it does the import */
                 free(err);
                 err = NULL;
-                req = json_pack("{s:s}", "cmd", "import");
-                r = ctl_request(ctl, req, fd, &reply);
-                json_decref(req);
+                struct proto_request req = { .cmd = CMD_IMPORT };
+                r = ctl_request(ctl, &req, fd, &reply);
                 if (r)
                         return r;
                 n.imported = (size_t)json_integer_value(json_object_get(reply, "imported"));

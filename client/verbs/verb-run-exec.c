@@ -303,14 +303,14 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv, int *cmd)
  * either way (client/ipc/run-cgroup.c).  0 or an exit code. */
 static int exec_start(struct ctl *ctl, struct exec *x)
 {
-        json_t *req, *reply = NULL;
+        struct proto_request req;
+        json_t *reply = NULL;
         int r;
 
         if (x->o.cgroup && run_scope_new(x->o.name, &x->scope) > 0)
                 x->o.cgroup = x->scope.cgroup;
         req = run_start_request(&x->o, x->o.name, x->command ? x->command : "");
-        r = ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
+        r = ctl_request(ctl, &req, -1, &reply);
         if (r)
                 return r;
         /* with --name-suffix the daemon may have chosen another name */
@@ -495,12 +495,10 @@ static int exec_command(struct ctl *ctl, struct exec *x, char **cmd)
         return 0;
 }
 
-/* The --score-regex scores, into a new object; a score that never matched
- * or is not a number is said on stderr and left out. */
-static json_t *regex_scores(struct exec_opts *o)
+/* The --score-regex scores, into scores; a score that never matched or is
+ * not a number is said on stderr and left out. */
+static void regex_scores(struct exec_opts *o, struct run_scores *scores)
 {
-        json_t *scores = json_object();
-
         for (size_t i = 0; i < o->nrx; i++) {
                 struct score_regex *rx = &o->rx[i];
                 char *end;
@@ -513,7 +511,7 @@ static json_t *regex_scores(struct exec_opts *o)
                 if (rx->mode != SCORE_LAST && !rx->not_number) {
                         v = rx->mode == SCORE_SUM ? rx->sum : rx->sum / (double)rx->count;
                         snprintf(rx->value, sizeof rx->value, "%.17g", v);
-                        json_object_set_new(scores, rx->key, json_real(v));
+                        run_scores_add(scores, rx->key, v);    /* nrx <= PROTO_MAX_SCORES */
                         continue;
                 }
                 if (rx->not_number) {
@@ -529,9 +527,8 @@ static json_t *regex_scores(struct exec_opts *o)
                                 rx->value);
                         continue;
                 }
-                json_object_set_new(scores, rx->key, json_real(v));
+                run_scores_add(scores, rx->key, v);
         }
-        return scores;
 }
 
 static double tv_s(struct timeval tv)
@@ -545,18 +542,23 @@ static int exec_stop(struct ctl *ctl, struct exec *x, char **cmd, int code)
 {
         char sc[512] = "", from_sc[512] = "";
         size_t len = 0, from_len = 0;
-        json_t *req, *reply = NULL, *scores = regex_scores(&x->o);
+        struct run_scores scores = { .n = 0 };
+        struct proto_request req = {
+                .cmd = CMD_RUN_STOP, .name = (char *)x->o.name, .has_exit_status = true, .exit_status = code,
+                .has_times = true, .wall_s = (double)(x->t1 - x->t0) / 1e9, .user_s = tv_s(x->ru.ru_utime),
+                .sys_s = tv_s(x->ru.ru_stime),
+                /* the command's own voluntary and involuntary switches (as /proc/PID/status counts them) */
+                .has_switches = true, .voluntary_switches = x->ru.ru_nvcsw, .involuntary_switches = x->ru.ru_nivcsw,
+        };
+        json_t *reply = NULL;
         int r;
 
-        run_score_from_collect(&x->o.from, cmd, scores, from_sc, sizeof from_sc, &from_len);
-        req = json_pack("{s:s,s:s,s:o,s:i,s:f,s:f,s:f}", "cmd", "run-stop", "name", x->o.name, "scores", scores,
-                        "exit_status", code, "wall_s", (double)(x->t1 - x->t0) / 1e9, "user_s",
-                        tv_s(x->ru.ru_utime), "sys_s", tv_s(x->ru.ru_stime));
-        /* the command's own voluntary and involuntary switches (as /proc/PID/status counts them) */
-        json_object_set_new(req, "voluntary_switches", json_integer(x->ru.ru_nvcsw));
-        json_object_set_new(req, "involuntary_switches", json_integer(x->ru.ru_nivcsw));
-        r = ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
+        regex_scores(&x->o, &scores);
+        run_score_from_collect(&x->o.from, cmd, &scores, from_sc, sizeof from_sc, &from_len);
+        req.scores = scores.v;
+        req.nscores = scores.n;
+        r = ctl_request(ctl, &req, -1, &reply);
+        run_scores_clear(&scores);
         run_scope_release(&x->scope);   /* after run-stop: scalemond has read the scope's files */
         if (r == 0 && isatty(STDERR_FILENO)) {
                 for (size_t i = 0; i < x->o.nrx && len < sizeof sc - 80; i++)
@@ -573,11 +575,11 @@ static int exec_stop(struct ctl *ctl, struct exec *x, char **cmd, int code)
 /* The command never ran: close the run as failed. */
 static void exec_abandon(struct ctl *ctl, struct exec *x)
 {
-        json_t *req, *reply = NULL;
+        struct proto_request req = { .cmd = CMD_RUN_STOP, .name = (char *)x->o.name, .has_exit_status = true,
+                                     .exit_status = 127 };
+        json_t *reply = NULL;
 
-        req = json_pack("{s:s,s:s,s:i}", "cmd", "run-stop", "name", x->o.name, "exit_status", 127);
-        ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
+        ctl_request(ctl, &req, -1, &reply);
         json_decref(reply);
 }
 

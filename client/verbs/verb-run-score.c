@@ -4,7 +4,10 @@
  * the capture here when a source is given. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "verb-run-score.h"
@@ -34,8 +37,36 @@ void run_score_from_free(struct run_score_from *f)
         score_capture_free(&f->cap);
 }
 
-void run_score_from_collect(struct run_score_from *f, char *const *cmd, json_t *scores, char *sc, size_t scsize,
-                            size_t *sclen)
+bool run_scores_has(const struct run_scores *s, const char *key)
+{
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->v[i].key, key))
+                        return true;
+        return false;
+}
+
+int run_scores_add(struct run_scores *s, const char *key, double value)
+{
+        char *k;
+
+        if (s->n == PROTO_MAX_SCORES)
+                return -E2BIG;
+        k = strdup(key);
+        if (!k)
+                return -ENOMEM;
+        s->v[s->n++] = (struct proto_score){ k, value };
+        return 0;
+}
+
+void run_scores_clear(struct run_scores *s)
+{
+        for (size_t i = 0; i < s->n; i++)
+                free(s->v[i].key);
+        s->n = 0;
+}
+
+void run_score_from_collect(struct run_score_from *f, char *const *cmd, struct run_scores *scores, char *sc,
+                            size_t scsize, size_t *sclen)
 {
         for (size_t i = 0; i < f->n; i++) {
                 struct score_list got = { .n = 0 };
@@ -48,12 +79,16 @@ void run_score_from_collect(struct run_score_from *f, char *const *cmd, json_t *
                         fprintf(stderr, "scalemonctl: --score-from %s: %zu more scores than a run keeps (%d) left out\n",
                                 what, got.dropped, PROTO_MAX_SCORES);
                 for (size_t k = 0; k < got.n; k++) {
-                        if (json_object_get(scores, got.v[k].key)) {
+                        if (run_scores_has(scores, got.v[k].key)) {
                                 fprintf(stderr, "scalemonctl: score %s: given by --score-regex, not taken from %s\n",
                                         got.v[k].key, what);
                                 continue;
                         }
-                        json_object_set_new(scores, got.v[k].key, json_real(got.v[k].value));
+                        if (run_scores_add(scores, got.v[k].key, got.v[k].value) < 0) {
+                                fprintf(stderr, "scalemonctl: --score-from %s: score %s: more scores than a run keeps "
+                                                "(%d), left out\n", what, got.v[k].key, PROTO_MAX_SCORES);
+                                continue;
+                        }
                         if (*sclen < scsize - 80)
                                 strbuf_appendf(sc, scsize, sclen, " %s=%.10g", got.v[k].key, got.v[k].value);
                 }

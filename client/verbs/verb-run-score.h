@@ -4,10 +4,20 @@
 #ifndef SCALEMON_CLIENT_VERB_RUN_SCORE_H
 #define SCALEMON_CLIENT_VERB_RUN_SCORE_H
 
-#include <jansson.h>
 #include <stdbool.h>
 
+#include "proto.h"
 #include "score.h"
+
+/* The scores of a run-stop request, as proto_request carries them. */
+struct run_scores {
+        struct proto_score v[PROTO_MAX_SCORES];
+        size_t n;
+};
+bool run_scores_has(const struct run_scores *s, const char *key);
+/* A copy of key with value: 0, -E2BIG when full, -ENOMEM. */
+int run_scores_add(struct run_scores *s, const char *key, double value);
+void run_scores_clear(struct run_scores *s);
 
 struct run_score_from {
         struct score_source src[8];
@@ -24,7 +34,7 @@ void run_score_from_free(struct run_score_from *f);
  * already stays the regex's (a line says so); " K=V" for each into sc
  * (size scsize, at *sclen) for the summary line.  A source that finds
  * nothing says why on standard error. */
-void run_score_from_collect(struct run_score_from *f, char *const *cmd, json_t *scores, char *sc, size_t scsize,
-                            size_t *sclen);
+void run_score_from_collect(struct run_score_from *f, char *const *cmd, struct run_scores *scores, char *sc,
+                            size_t scsize, size_t *sclen);
 
 #endif

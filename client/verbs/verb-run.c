@@ -53,7 +53,7 @@ int run_check_name(const char *name)
         return 0;
 }
 
-int run_add_tag(struct store_kv *tags, size_t *n, const char *arg)
+int run_add_tag(struct proto_kv *tags, size_t *n, const char *arg)
 {
         if (*n == PROTO_MAX_TAGS)
                 return ctl_fail(EXIT_USAGE, "--tag: at most %d", PROTO_MAX_TAGS);
@@ -72,7 +72,7 @@ int run_add_tag(struct store_kv *tags, size_t *n, const char *arg)
 
 /* --lower-is-better K[,K...]: recorded with the run as the tag
  * lower_is_better=K,... (ANALYSIS_LOWER_TAG), which curve and report read. */
-int run_add_lower_tag(struct store_kv *tags, size_t *n, const char *arg)
+int run_add_lower_tag(struct proto_kv *tags, size_t *n, const char *arg)
 {
         char buf[512];
         int r = curve_check_lower(arg);
@@ -86,19 +86,11 @@ int run_add_lower_tag(struct store_kv *tags, size_t *n, const char *arg)
 /* --name-suffix and --replace, for run start and run exec.  0 or EXIT_USAGE. */
 int run_set_if_exists(struct exec_opts *o, int c)
 {
-        const char *want = c == 'n' ? "number" : "replace";
-        if (o->if_exists && !streq(o->if_exists, want))
+        enum proto_if_exists want = c == 'n' ? PROTO_IF_EXISTS_NUMBER : PROTO_IF_EXISTS_REPLACE;
+        if (o->if_exists != PROTO_IF_EXISTS_REFUSE && o->if_exists != want)
                 return ctl_fail(EXIT_USAGE, "use only one of --name-suffix and --replace");
         o->if_exists = want;
         return 0;
-}
-
-static json_t *tags_json(const struct store_kv *tags, size_t n)
-{
-        json_t *o = json_object();
-        for (size_t i = 0; i < n; i++)
-                json_object_set_new(o, tags[i].key, json_string(tags[i].value));
-        return o;
 }
 
 static int print_reply(struct ctl *ctl, json_t *reply, const char *fmt_table, ...) _printf_(3, 4);
@@ -128,16 +120,12 @@ const char *run_reply_str(json_t *reply, const char *obj, const char *key)
         return s ? s : "?";
 }
 
-json_t *run_start_request(const struct exec_opts *o, const char *name, const char *command)
+struct proto_request run_start_request(const struct exec_opts *o, const char *name, const char *command)
 {
-        json_t *req = json_pack("{s:s,s:s,s:o}", "cmd", "run-start", "name", name, "tags", tags_json(o->tags, o->ntags));
-        if (command)
-                json_object_set_new(req, "command", json_string(command));
-        if (o->if_exists)
-                json_object_set_new(req, "if_exists", json_string(o->if_exists));
-        if (o->cgroup)
-                json_object_set_new(req, "cgroup", json_string(o->cgroup));
-        return req;
+        return (struct proto_request){ .cmd = CMD_RUN_START, .name = (char *)name,
+                                       .tags = (struct proto_kv *)o->tags, .ntags = o->ntags,
+                                       .command = (char *)command, .if_exists = o->if_exists,
+                                       .cgroup = (char *)o->cgroup };
 }
 
 /* ---- run start ---- */
@@ -155,7 +143,8 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 {},
         };
         struct exec_opts o = { 0 };
-        json_t *req, *reply = NULL;
+        struct proto_request req;
+        json_t *reply = NULL;
         const char *cgroup = NULL, *unit = NULL;
         _cleanup_free_ char *unit_cg = NULL;
         int c, r;
@@ -208,9 +197,8 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 cgroup = unit_cg[0] == '/' ? unit_cg + 1 : unit_cg;    /* relative to the cgroup2 mount */
         o.cgroup = cgroup;
         req = run_start_request(&o, argv[optind], NULL);
+        r = ctl_request(ctl, &req, -1, &reply);
         exec_opts_free(&o);
-        r = ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
         if (r)
                 return r;
         r = print_reply(ctl, reply, "run %s started at %s\n", run_reply_str(reply, "run", "name"),
@@ -221,6 +209,21 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
 
 /* ---- run stop ---- */
 
+/* --score K=V: one more score, not given before.  0 or EXIT_USAGE. */
+static int add_score(struct run_scores *scores, const char *arg)
+{
+        char *k = NULL, *v = NULL;
+        int r = parse_key_value("--score", arg, true, &k, &v);
+
+        if (r == 0 && run_scores_has(scores, k))
+                r = ctl_fail(EXIT_USAGE, "--score %s given twice", k);
+        if (r == 0 && run_scores_add(scores, k, strtod(v, NULL)) < 0)
+                r = ctl_fail(EXIT_USAGE, "--score: at most %d", PROTO_MAX_SCORES);
+        free(k);
+        free(v);
+        return r;
+}
+
 static int run_stop(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -229,27 +232,21 @@ static int run_stop(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        json_t *req = json_pack("{s:s}", "cmd", "run-stop"), *scores = json_object(), *reply = NULL;
+        struct run_scores scores = { .n = 0 };
+        struct proto_request req = { .cmd = CMD_RUN_STOP, .scores = scores.v };
+        json_t *reply = NULL;
         long ex;
         int c, r = 0;
 
         while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
-                char *k = NULL, *v = NULL;
                 switch (c) {
                 case 's':
-                        r = parse_key_value("--score", optarg, true, &k, &v);
-                        if (r == 0) {
-                                if (json_object_get(scores, k))
-                                        r = ctl_fail(EXIT_USAGE, "--score %s given twice", k);
-                                json_object_set_new(scores, k, json_real(strtod(v, NULL)));
-                        }
-                        free(k);
-                        free(v);
+                        r = add_score(&scores, optarg);
                         break;
                 case 'e':
                         r = ctl_int("--exit-status", optarg, 0, 255, &ex);
-                        if (r == 0)
-                                json_object_set_new(req, "exit_status", json_integer(ex));
+                        req.has_exit_status = r == 0;
+                        req.exit_status = (int)ex;
                         break;
                 case 'h':
                         printf("Usage: scalemonctl run stop [NAME] [--score K=V]... [--exit-status N]\n");
@@ -263,18 +260,14 @@ static int run_stop(struct ctl *ctl, int argc, char **argv)
                 r = ctl_fail(EXIT_USAGE, "run stop takes at most one NAME; scores are --score K=V");
         if (r == 0 && optind < argc) {
                 r = run_check_name(argv[optind]);
-                json_object_set_new(req, "name", json_string(argv[optind]));
+                req.name = argv[optind];
         }
-        if (r) {
-                json_decref(req);
-                json_decref(scores);
-                return r < 0 ? EXIT_OK : r;
-        }
-        json_object_set_new(req, "scores", scores);
-        r = ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
+        req.nscores = scores.n;
+        if (r == 0)
+                r = ctl_request(ctl, &req, -1, &reply);
+        run_scores_clear(&scores);
         if (r)
-                return r;
+                return r < 0 ? EXIT_OK : r;
         r = print_reply(ctl, reply, "run %s stopped: %s after %.3fs\n", run_reply_str(reply, "run", "name"),
                         run_reply_str(reply, "run", "status"),
                         json_number_value(json_object_get(json_object_get(reply, "run"), "duration_s")));
@@ -287,7 +280,8 @@ static int run_stop(struct ctl *ctl, int argc, char **argv)
 static int run_mark(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
-        json_t *req, *reply = NULL;
+        struct proto_request req = { .cmd = CMD_RUN_MARK };
+        json_t *reply = NULL;
         const char *why;
         int c, r;
 
@@ -302,16 +296,13 @@ static int run_mark(struct ctl *ctl, int argc, char **argv)
                 return ctl_fail(EXIT_USAGE, "run mark takes [NAME] TEXT (quote TEXT if it has spaces)");
         if (!proto_valid_text(argv[argc - 1], PROTO_MAX_TEXT, &why))
                 return ctl_fail(EXIT_USAGE, "run mark TEXT: %s", why);
-        req = json_pack("{s:s,s:s}", "cmd", "run-mark", "text", argv[argc - 1]);
+        req.text = argv[argc - 1];
         if (argc - optind == 2) {
-                if ((r = run_check_name(argv[optind]))) {
-                        json_decref(req);
+                if ((r = run_check_name(argv[optind])))
                         return r;
-                }
-                json_object_set_new(req, "name", json_string(argv[optind]));
+                req.name = argv[optind];
         }
-        r = ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
+        r = ctl_request(ctl, &req, -1, &reply);
         if (r)
                 return r;
         r = print_reply(ctl, reply, "run %s: marked '%s' at %s\n", run_reply_str(reply, "mark", "run"),
@@ -328,7 +319,7 @@ static int run_delete(struct ctl *ctl, int argc, char **argv)
         static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
         _cleanup_free_ char *err = NULL;
         struct store *w = NULL;
-        json_t *req, *reply = NULL;
+        json_t *reply = NULL;
         const char *name;
         int c, r;
 
@@ -349,9 +340,8 @@ static int run_delete(struct ctl *ctl, int argc, char **argv)
         r = store_open(ctl->db_path, STORE_WRITE, &w, &err);
         if (r == -EBUSY) {
                 /* a daemon has the database: it deletes */
-                req = json_pack("{s:s,s:s}", "cmd", "run-delete", "name", name);
-                r = ctl_request(ctl, req, -1, &reply);
-                json_decref(req);
+                struct proto_request req = { .cmd = CMD_RUN_DELETE, .name = (char *)name };
+                r = ctl_request(ctl, &req, -1, &reply);
                 if (r)
                         return r;
                 json_decref(reply);

@@ -29,9 +29,9 @@ struct score_regex {
 
 struct exec_opts {
         const char *name;
-        const char *if_exists;          /* NULL (refuse), "number" (--name-suffix), "replace" (--replace) */
+        enum proto_if_exists if_exists; /* refuse, number (--name-suffix) or replace (--replace) */
         const char *cgroup;             /* the run's own cgroup: NULL none, "new" (run exec), or a directory */
-        struct store_kv tags[PROTO_MAX_TAGS];
+        struct proto_kv tags[PROTO_MAX_TAGS];
         size_t ntags;
         struct score_regex rx[PROTO_MAX_SCORES];
         size_t nrx;
@@ -41,11 +41,12 @@ struct exec_opts {
 void exec_opts_free(struct exec_opts *o);
 /* These return 0, or EXIT_USAGE after saying what is wrong. */
 int run_check_name(const char *name);
-int run_add_tag(struct store_kv *tags, size_t *n, const char *arg);
-int run_add_lower_tag(struct store_kv *tags, size_t *n, const char *arg);
+int run_add_tag(struct proto_kv *tags, size_t *n, const char *arg);
+int run_add_lower_tag(struct proto_kv *tags, size_t *n, const char *arg);
 int run_set_if_exists(struct exec_opts *o, int c);
-/* The run-start request for NAME (command: NULL for run start). */
-json_t *run_start_request(const struct exec_opts *o, const char *name, const char *command);
+/* The run-start request for NAME (command: NULL for run start).  It
+ * borrows o's strings: send it while o lives, and do not free it. */
+struct proto_request run_start_request(const struct exec_opts *o, const char *name, const char *command);
 /* reply.OBJ.KEY as a string, or "?" */
 const char *run_reply_str(json_t *reply, const char *obj, const char *key);
 

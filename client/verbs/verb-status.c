@@ -144,10 +144,9 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                 return r < 0 ? EXIT_OK : r;
         /* the daemon itself, if it answers: its pid, state and open runs */
         if (ctl_connect(ctl, true) == 0) {
-                json_t *req = json_pack("{s:s}", "cmd", "status");
-                if (ctl_request(ctl, req, -1, &live) != 0)
+                struct proto_request req = { .cmd = CMD_STATUS };
+                if (ctl_request(ctl, &req, -1, &live) != 0)
                         live = NULL;
-                json_decref(req);
         } else if (ctl->sock_errno == EACCES) {
                 /* Not "not running": the socket is for root, the daemon's
                  * user and the control group.  Without the database either,
@@ -395,14 +394,13 @@ int verb_metrics(struct ctl *ctl, int argc, char **argv)
 
 int verb_reload(struct ctl *ctl, int argc, char **argv)
 {
-        json_t *req, *reply = NULL;
+        struct proto_request req = { .cmd = CMD_RELOAD };
+        json_t *reply = NULL;
         int r = no_args(argc, argv);
 
         if (r)
                 return r < 0 ? EXIT_OK : r;
-        req = json_pack("{s:s}", "cmd", "reload");
-        r = ctl_request(ctl, req, -1, &reply);
-        json_decref(req);
+        r = ctl_request(ctl, &req, -1, &reply);
         if (r)
                 return r;
         if (ctl->format == FORMAT_JSON) {
