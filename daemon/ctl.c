@@ -34,6 +34,7 @@
 #include "log.h"
 #include "macro.h"
 #include "pathsec.h"
+#include "proto-reply.h"
 
 #define IDLE_USEC ((uint64_t)CTL_IDLE_TIMEOUT_S * USEC_PER_SEC)
 
@@ -147,7 +148,7 @@ static int queue(struct client *c, json_t *reply)
 
 static void queue_error(struct client *c, const char *msg)
 {
-        json_t *o = json_pack("{s:b,s:s}", "ok", 0, "error", msg);
+        json_t *o = proto_reply_error(msg);
         if (o)
                 queue(c, o);
         json_decref(o);
@@ -206,8 +207,8 @@ static void handle_line(struct client *c, const char *line, size_t len)
                 queue_error(c, err ? err : "failed");
                 goto out;
         }
-        json_object_set_new(reply, "ok", json_true());
-        if (queue(c, reply) < 0)
+        reply = proto_reply_ok(reply);
+        if (!reply || queue(c, reply) < 0)
                 c->closing = true;
         json_decref(reply);
 out:

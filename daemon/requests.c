@@ -4,7 +4,7 @@
  * proto_request, and ctl.c checks that the peer may send it.  Here each
  * command has one handler, found in a table: it turns the request into a
  * typed call (runs.h, writer.h, exchange.h, ...) and the typed result into
- * the reply object.  JSON is built here and nowhere else in the daemon.
+ * the reply's struct, which lib/proto-reply.c encodes.
  *
  * A new request: its command in proto.h (enum proto_cmd, its name and its
  * fields in proto.c), a handler below, and a row in handlers[].
@@ -20,6 +20,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "proto-reply.h"
 #include "requests.h"
 #include "retain-sched.h"
 #include "runs.h"
@@ -34,37 +35,17 @@
 typedef json_t *(*request_fn)(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                               char **ret_err);
 
-static json_t *time_json(int64_t t)
-{
-        char buf[40];
-
-        time_format_rfc3339(t, buf, sizeof buf);
-        return json_string(buf);
-}
-
 /* ---- status ---- */
 
-static json_t *open_runs_json(const struct runs *rs)
-{
-        json_t *a = json_array();
-
-        for (size_t i = 0; a && i < runs_count(rs); i++) {
-                int64_t start;
-                const char *name = runs_name(rs, i, &start);
-                json_array_append_new(a, json_pack("{s:s,s:o}", "name", name, "start", time_json(start)));
-        }
-        return a;
-}
-
 /* The sampler's running totals since the daemon started, system-wide,
- * in each metric's unit: {"context_switches": N, ...}. */
-static json_t *totals_json(const struct sampler *sm)
+ * in each metric's unit; names borrowed from the catalogue. */
+static size_t totals_fill(const struct sampler *sm, struct proto_total *out)
 {
         const int64_t *tot = sampler_totals(sm);
         int nloc = sampler_nloc(sm);
-        json_t *totals = json_object();
+        size_t n = 0;
 
-        for (int i = 0; totals && i < _M_MAX; i++) {
+        for (int i = 0; i < _M_MAX; i++) {
                 double sum = 0;
                 if (!sampler_available(sm, i))
                         continue;
@@ -72,9 +53,37 @@ static json_t *totals_json(const struct sampler *sm)
                         continue;
                 for (int l = 0; l < nloc; l++)
                         sum += (double)tot[i * nloc + l];
-                json_object_set_new(totals, metric_table[i].name, json_real(sum * sampler_scale(sm, i)));
+                out[n++] = (struct proto_total){ (char *)metric_table[i].name, sum * sampler_scale(sm, i) };
         }
-        return totals;
+        return n;
+}
+
+/* The daemon's own figures: memory, retention, the newest interval. */
+static void status_health(struct manager *m, struct proto_status_reply *s)
+{
+        struct store *st = manager_store(m);
+        struct retain_stats rst;
+        int64_t last_tick = 0, last_end = 0, held_bytes = 0;
+        size_t held;
+
+        /* the newest interval sampled: committed, or still held until the
+         * next commit (commit_interval) */
+        bool have = store_last_tick(st, &last_tick, &last_end) == 0;
+        if (writer_last_sampled(manager_writer(m), &last_end) || have)
+                time_format_rfc3339(last_end, s->sampled_at, sizeof s->sampled_at);
+        s->sampled_at_ns = last_end;
+        retain_sched_stats(manager_retain(m), &rst);
+        held = writer_backlog(manager_writer(m), &held_bytes);
+        s->has_memory = true;
+        s->memory.sqlite_bytes = store_memory_used();
+        s->memory.held_intervals = (int64_t)held;
+        s->memory.held_bytes = held_bytes;
+        s->has_retention = true;
+        s->retention.merged_intervals = (int64_t)rst.merged;
+        s->retention.deleted_intervals = (int64_t)rst.deleted;
+        s->retention.step_max_us = rst.step_max_ns / NSEC_PER_USEC;
+        s->retention.tick_late_max_us = manager_tick_late_max(m) / NSEC_PER_USEC;
+        s->retention.db_bytes = rst.db_bytes;
 }
 
 static json_t *handle_status(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
@@ -82,34 +91,31 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
 {
         const struct conf *conf = manager_conf(m);
         struct sampler *sm = manager_sampler(m);
-        struct store *st = manager_store(m);
         const struct cpumap *map = sampler_cpumap(sm);
-        struct retain_stats rst;
-        int64_t last_tick = 0, last_end = 0, held_bytes = 0;
-        size_t held;
-        char t[40] = "";
+        const struct runs *rs = manager_runs(m);
+        struct proto_total totals[_M_MAX];
+        struct proto_status_reply s = {
+                .pid = (int)getpid(), .version = (char *)PACKAGE_VERSION, .status = (char *)manager_status(m),
+                .interval_s = (double)conf->interval_ns / 1e9, .cpus_online = cpumap_online_count(map),
+                .cpus = map->ncpus, .database = conf->database, .totals = totals,
+                .access = (char *)manager_access(m),
+        };
         json_t *reply;
 
         (void)req, (void)fd, (void)peer, (void)ret_err;
-        /* the newest interval sampled: committed, or still held until the
-         * next commit (commit_interval) */
-        bool have = store_last_tick(st, &last_tick, &last_end) == 0;
-        if (writer_last_sampled(manager_writer(m), &last_end) || have)
-                time_format_rfc3339(last_end, t, sizeof t);
-        retain_sched_stats(manager_retain(m), &rst);
-        held = writer_backlog(manager_writer(m), &held_bytes);
-        reply = json_pack("{s:i,s:s,s:s,s:f,s:i,s:i,s:s,s:o,s:s,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I}}",
-                         "pid", (int)getpid(), "version", PACKAGE_VERSION, "status", manager_status(m), "interval_s",
-                         (double)conf->interval_ns / 1e9, "cpus_online", cpumap_online_count(map), "cpus", map->ncpus,
-                         "database", conf->database, "open_runs", open_runs_json(manager_runs(m)), "sampled_at", t,
-                         "sampled_at_ns", (json_int_t)last_end, "totals", totals_json(sm), "memory", "sqlite_bytes",
-                         (json_int_t)store_memory_used(), "held_intervals", (json_int_t)held, "held_bytes",
-                         (json_int_t)held_bytes, "retention", "merged_intervals", (json_int_t)rst.merged,
-                         "deleted_intervals", (json_int_t)rst.deleted, "step_max_us",
-                         (json_int_t)(rst.step_max_ns / NSEC_PER_USEC), "tick_late_max_us",
-                         (json_int_t)(manager_tick_late_max(m) / NSEC_PER_USEC), "db_bytes", (json_int_t)rst.db_bytes);
-        if (reply)
-                json_object_set_new(reply, "access", json_string(manager_access(m)));
+        s.open_runs = calloc(runs_count(rs) + 1, sizeof *s.open_runs);
+        if (!s.open_runs)
+                return NULL;
+        for (size_t i = 0; i < runs_count(rs); i++) {
+                int64_t start;
+                s.open_runs[i].name = (char *)runs_name(rs, i, &start);
+                time_format_rfc3339(start, s.open_runs[i].start, sizeof s.open_runs[i].start);
+        }
+        s.nopen_runs = runs_count(rs);
+        s.ntotals = totals_fill(sm, totals);
+        status_health(m, &s);
+        reply = proto_status_reply_to_json(&s);
+        free(s.open_runs);      /* the array: its names are the runs' */
         return reply;
 }
 
@@ -130,6 +136,7 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
         struct run_start_args a = { .name = req->name, .tags = tags, .ntags = req->ntags, .command = req->command,
                                   .if_exists = req->if_exists, .cgroup = req->cgroup };
         struct run_result res = {};
+        struct proto_run_reply rr;
         struct runs_env env;
         json_t *reply;
 
@@ -138,10 +145,10 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
                 tags[i] = (struct store_kv){ req->tags[i].key, req->tags[i].value };
         if (runs_env_fill(m, &env, ret_err) < 0 || runs_start(manager_runs(m), &env, &a, &res, ret_err) < 0)
                 return NULL;
-        reply = json_pack("{s:{s:s,s:o}}", "run", "name", res.name, "start", time_json(res.start));
-        if (reply && (res.cgroup || res.cgroup_why))    /* the run's own cgroup (owncg.c), or why none */
-                json_object_set_new(json_object_get(reply, "run"), res.cgroup ? "cgroup" : "cgroup_why",
-                                    json_string(res.cgroup ? res.cgroup : res.cgroup_why));
+        /* with the run's own cgroup (owncg.c), or why none */
+        rr = (struct proto_run_reply){ .name = res.name, .cgroup = res.cgroup, .cgroup_why = res.cgroup_why };
+        time_format_rfc3339(res.start, rr.start, sizeof rr.start);
+        reply = proto_run_reply_to_json(&rr);
         run_result_clear(&res);
         return reply;
 }
@@ -158,6 +165,7 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
                                    .involuntary_switches = req->involuntary_switches };
         struct run_result res = {};
         struct runs_env env = { .store = manager_store(m), .sampler = manager_sampler(m) };
+        struct proto_run_reply rr;
         json_t *reply;
         int i;
 
@@ -174,8 +182,10 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
                 return NULL;
         if (runs_stop(manager_runs(m), &env, &a, &res, ret_err) < 0)
                 return NULL;
-        reply = json_pack("{s:{s:s,s:s,s:o,s:o,s:f}}", "run", "name", res.name, "status", res.status, "start",
-                          time_json(res.start), "end", time_json(res.end), "duration_s", res.duration_s);
+        rr = (struct proto_run_reply){ .name = res.name, .status = (char *)res.status, .duration_s = res.duration_s };
+        time_format_rfc3339(res.start, rr.start, sizeof rr.start);
+        time_format_rfc3339(res.end, rr.end, sizeof rr.end);
+        reply = proto_run_reply_to_json(&rr);
         run_result_clear(&res);
         return reply;
 }
@@ -183,6 +193,7 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
 static json_t *handle_run_mark(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                                char **ret_err)
 {
+        struct proto_mark_reply mr = { .text = req->text };
         const char *run;
         int64_t t;
 
@@ -190,7 +201,9 @@ static json_t *handle_run_mark(struct manager *m, const struct proto_request *re
         if (runs_mark(manager_runs(m), manager_store(m), req->name, req->text, &run, &t, ret_err) < 0)
                 return NULL;
         subscribe_mark(manager_subscribers(m), run, t, req->text);     /* shown with its run */
-        return json_pack("{s:{s:s,s:o,s:s}}", "mark", "run", run, "time", time_json(t), "text", req->text);
+        mr.run = (char *)run;
+        time_format_rfc3339(t, mr.time, sizeof mr.time);
+        return proto_mark_reply_to_json(&mr);
 }
 
 static json_t *handle_run_delete(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
@@ -201,7 +214,7 @@ static json_t *handle_run_delete(struct manager *m, const struct proto_request *
                 return NULL;
         log_run(LOG_INFO, req->name, "run %s deleted (uid %u)", req->name, (unsigned)peer->uid);
         retain_sched_run_deleted(manager_retain(m));
-        return json_pack("{s:s}", "deleted", req->name);
+        return proto_delete_reply_to_json(req->name);
 }
 
 /* ---- the daemon ---- */
@@ -209,20 +222,20 @@ static json_t *handle_run_delete(struct manager *m, const struct proto_request *
 static json_t *handle_reload(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
+        struct proto_not_applied na[8];
+        struct proto_reload_reply r = { .not_applied = na };
         const char *key, *value, *running;
-        json_t *reply, *na;
 
         (void)req, (void)fd, (void)peer;
         if (manager_reload(m, ret_err) < 0)
                 return NULL;
-        na = json_array();
-        for (size_t i = 0; i < manager_not_applied(m, i, &key, &value, &running); i++)
-                json_array_append_new(na, json_pack("{s:s,s:s,s:s,s:s}", "key", key, "value", value, "running", running,
-                                                    "why", streq(key, "database")
-                                                                   ? "the database is opened once, at start: restart scalemond"
-                                                                   : "the socket is bound once, at start: restart scalemond"));
-        reply = json_pack("{s:s,s:o}", "status", manager_status(m), "not_applied", na);
-        return reply;
+        for (size_t i = 0; i < ELEMENTSOF(na) && i < manager_not_applied(m, i, &key, &value, &running); i++)
+                na[r.nnot_applied++] = (struct proto_not_applied){
+                        (char *)key, (char *)value, (char *)running,
+                        streq(key, "database") ? "the database is opened once, at start: restart scalemond"
+                                               : "the socket is bound once, at start: restart scalemond" };
+        r.status = (char *)manager_status(m);
+        return proto_reload_reply_to_json(&r);
 }
 
 static json_t *handle_import(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
@@ -239,11 +252,11 @@ static json_t *handle_import(struct manager *m, const struct proto_request *req,
                 return NULL;
         log_info("imported %zu run%s, %zu already there, %zu renamed NAME:HOST (uid %u)", c.imported,
                  c.imported == 1 ? "" : "s", c.skipped, c.renamed, (unsigned)peer->uid);
-        return json_pack("{s:I,s:I,s:I}", "imported", (json_int_t)c.imported, "skipped", (json_int_t)c.skipped,
-                         "renamed", (json_int_t)c.renamed);
+        return proto_import_reply_to_json(&(struct proto_import_reply){ (int64_t)c.imported, (int64_t)c.skipped,
+                                                                        (int64_t)c.renamed });
 }
 
-/* ---- totals: for scalemon-exporter (issue 18; the reply is built in totals.c) ---- */
+/* ---- totals: for scalemon-exporter (the reply is built in totals.c) ---- */
 
 static json_t *handle_totals(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)

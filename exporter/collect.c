@@ -64,7 +64,7 @@ static int put_counter(struct expo *e, const struct expo_label *l, size_t n, int
         return decimals >= 0 ? expo_sample_decimal(e, l, n, raw, decimals) : expo_sample(e, l, n, (double)raw * factor);
 }
 
-static int put_counters(struct expo *e, const struct src_totals *t, enum collect_per per)
+static int put_counters(struct expo *e, const struct proto_totals *t, enum collect_per per)
 {
         int64_t *node_sum = calloc((size_t)MAX(t->nnodes, 1), sizeof *node_sum);
         char (*cpu_s)[12] = calloc((size_t)MAX(t->ncpus, 1), sizeof *cpu_s);      /* labels, made once */
@@ -82,7 +82,7 @@ static int put_counters(struct expo *e, const struct src_totals *t, enum collect
                 snprintf(cpu_node_s[c], sizeof cpu_node_s[c], "%d", t->cpu_node[c]);
         }
         for (size_t i = 0; r >= 0 && i < t->nmetrics; i++) {
-                const struct src_metric *m = &t->metrics[i];
+                const struct proto_totals_metric *m = &t->metrics[i];
                 const struct metric_def *d = metric_by_name(m->name);
                 char family[128], help[512], node[16];
                 const char *unit;
@@ -132,7 +132,7 @@ static int put_counters(struct expo *e, const struct src_totals *t, enum collect
         return r;
 }
 
-static int put_health(struct expo *e, const struct src_totals *t)
+static int put_health(struct expo *e, const struct proto_totals *t)
 {
         int r;
 

@@ -15,7 +15,7 @@ enum collect_per {
 };
 
 struct collect_input {
-        const struct src_totals *totals;        /* NULL: the daemon did not answer (scalemon_up 0) */
+        const struct proto_totals *totals;        /* NULL: the daemon did not answer (scalemon_up 0) */
         const struct src_run *runs;
         size_t nruns;
         bool runs_read;                         /* false: the database could not be read */

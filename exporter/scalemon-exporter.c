@@ -155,7 +155,7 @@ static enum MHD_Result scrape(struct exporter *x, struct MHD_Connection *conn)
 {
         const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
         enum expo_format f = expo_negotiate(accept);
-        struct src_totals totals = { 0 };
+        struct proto_totals totals = { 0 };
         struct src_run *runs = NULL;
         size_t nruns = 0, len = 0;
         _cleanup_free_ char *err = NULL;
@@ -192,7 +192,7 @@ static enum MHD_Result scrape(struct exporter *x, struct MHD_Connection *conn)
         r = collect_exposition(&(struct collect_input){ .totals = have_totals ? &totals : NULL, .runs = runs,
                                                          .nruns = nruns, .runs_read = runs_read, .per = x->per },
                                f, &body, &len, NULL);
-        src_totals_clear(&totals);
+        proto_totals_clear(&totals);
         src_runs_free(runs, nruns);
         if (r < 0) {
                 static char oops[] = "500 Internal Server Error: cannot format the metrics (see the exporter's log)\n";

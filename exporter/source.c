@@ -1,16 +1,18 @@
 /* source.c - fetch what the exporter shows: scalemond's running totals
  * over the control socket, and recent runs from the database (read-only).
  *
- * The control socket speaks JSON lines (lib/proto.c); the exporter sends
- * {"cmd":"totals"}, which any peer that may connect may ask (it changes
- * nothing), and reads one line back, within a deadline, so a stuck daemon
- * cannot hold a scrape for longer than the scraper waits.
+ * The control socket speaks JSON lines (lib/proto.c, lib/proto-reply.c);
+ * the exporter sends the totals request, which any peer that may connect
+ * may ask (it changes nothing), and reads one line back, within a
+ * deadline, so a stuck daemon cannot hold a scrape for longer than the
+ * scraper waits; proto_totals_decode() reads it.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -22,19 +24,6 @@
 #include "timeutil.h"
 
 #define MAX_REPLY (16 << 20)
-
-void src_totals_clear(struct src_totals *t)
-{
-        for (size_t i = 0; i < t->nmetrics; i++)
-                free(t->metrics[i].values);
-        free(t->metrics);
-        for (size_t i = 0; i < t->nunavailable; i++)
-                free(t->unavailable[i].why);
-        free(t->unavailable);
-        free(t->cpu_node);
-        free(t->nodes);
-        memset(t, 0, sizeof *t);
-}
 
 static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
 static int fail(char **ret_err, int r, const char *fmt, ...)
@@ -48,136 +37,13 @@ static int fail(char **ret_err, int r, const char *fmt, ...)
         return r;
 }
 
-static int int_array(json_t *a, int **ret, int *ret_n)
-{
-        size_t i;
-        json_t *v;
-        int *out;
-
-        if (!json_is_array(a))
-                return -EINVAL;
-        out = calloc(json_array_size(a) + 1, sizeof *out);
-        if (!out)
-                return -ENOMEM;
-        json_array_foreach(a, i, v) {
-                if (!json_is_integer(v)) {
-                        free(out);
-                        return -EINVAL;
-                }
-                out[i] = (int)json_integer_value(v);
-        }
-        *ret = out;
-        *ret_n = (int)json_array_size(a);
-        return 0;
-}
-
-int src_totals_decode(const char *text, struct src_totals *ret, char **ret_err)
-{
-        struct src_totals t = { 0 };
-        json_error_t jerr;
-        json_t *o, *ms, *us, *m, *v;
-        json_int_t started = 0, sampled = 0, ticks = 0, late = 0, held = 0;
-        double interval = 0;
-        size_t i, k;
-        int r = -EINVAL, ncpus = 0, nmap = 0;
-
-        *ret_err = NULL;
-        o = json_loads(text, 0, &jerr);
-        if (!json_is_object(o)) {
-                json_decref(o);
-                return fail(ret_err, -EINVAL, "scalemond's reply is not JSON: %s", jerr.text);
-        }
-        if (!json_is_true(json_object_get(o, "ok"))) {
-                const char *e = json_string_value(json_object_get(o, "error"));
-                r = fail(ret_err, -EPROTO, "scalemond refused the totals request: %s",
-                         e ? e : "no reason given (is it older than this exporter?)");
-                goto out;
-        }
-        if (json_unpack_ex(o, &jerr, 0, "{s:I,s:I,s:F,s:I,s:I,s:I,s:i,s:o,s:o}", "started_ns", &started,
-                           "sampled_at_ns", &sampled, "interval_s", &interval, "ticks", &ticks, "tick_late_max_us",
-                           &late, "held_intervals", &held, "cpus", &ncpus, "metrics", &ms, "unavailable", &us) < 0 ||
-            !json_is_array(ms) || !json_is_array(us)) {
-                r = fail(ret_err, -EINVAL, "scalemond's totals reply lacks a field: %s", jerr.text);
-                goto out;
-        }
-        t.started_ns = started;
-        t.sampled_at_ns = sampled;
-        t.interval_s = interval;
-        t.ticks = ticks;
-        t.tick_late_max_us = late;
-        t.held_intervals = held;
-        t.ncpus = ncpus;
-        if ((r = int_array(json_object_get(o, "cpu_node"), &t.cpu_node, &nmap)) < 0 || nmap != ncpus ||
-            (r = int_array(json_object_get(o, "nodes"), &t.nodes, &t.nnodes)) < 0) {
-                r = fail(ret_err, r == -ENOMEM ? r : -EINVAL, "scalemond's totals reply has a bad CPU map");
-                goto out;
-        }
-        t.metrics = calloc(json_array_size(ms) + 1, sizeof *t.metrics);
-        t.unavailable = calloc(json_array_size(us) + 1, sizeof *t.unavailable);
-        if (!t.metrics || !t.unavailable) {
-                r = -ENOMEM;
-                goto out;
-        }
-        json_array_foreach(ms, i, m) {
-                struct src_metric *sm = &t.metrics[t.nmetrics];
-                const char *name, *scope, *unit;
-                json_t *vals;
-                int id;
-
-                if (json_unpack(m, "{s:s,s:s,s:s,s:F,s:o}", "name", &name, "scope", &scope, "unit", &unit, "scale",
-                                &sm->scale, "values", &vals) < 0 || !json_is_array(vals)) {
-                        r = fail(ret_err, -EINVAL, "scalemond's totals reply has a bad metric");
-                        goto out;
-                }
-                /* names and scopes are the catalogue's, known to both sides */
-                id = metric_id_by_name(name);
-                if (id < 0)
-                        continue;       /* a newer daemon's metric: left out, not guessed at */
-                snprintf(sm->name, sizeof sm->name, "%s", name);
-                snprintf(sm->unit, sizeof sm->unit, "%s", unit);
-                sm->scope = metric_table[id].scope;
-                sm->values = calloc(json_array_size(vals) + 1, sizeof *sm->values);
-                if (!sm->values) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                json_array_foreach(vals, k, v)
-                        sm->values[k] = json_integer_value(v);
-                sm->nvalues = (int)json_array_size(vals);
-                t.nmetrics++;
-        }
-        json_array_foreach(us, i, m) {
-                struct src_unavailable *u = &t.unavailable[t.nunavailable];
-                const char *name, *why;
-
-                if (json_unpack(m, "{s:s,s:s}", "name", &name, "why", &why) < 0)
-                        continue;
-                snprintf(u->name, sizeof u->name, "%s", name);
-                u->why = strdup(why);
-                if (!u->why) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                t.nunavailable++;
-        }
-        *ret = t;
-        memset(&t, 0, sizeof t);
-        r = 0;
-out:
-        src_totals_clear(&t);
-        json_decref(o);
-        if (r == -ENOMEM && !*ret_err)
-                *ret_err = strdup("out of memory");
-        return r;
-}
-
 static int remaining_ms(int64_t deadline)
 {
         int64_t left = (deadline - now_monotonic_ns()) / NSEC_PER_MSEC;
         return left < 0 ? 0 : (int)MIN(left, (int64_t)60000);
 }
 
-int src_totals_fetch(const char *socket_path, int timeout_ms, struct src_totals *ret, char **ret_err)
+int src_totals_fetch(const char *socket_path, int timeout_ms, struct proto_totals *ret, char **ret_err)
 {
         _cleanup_free_ char *req = proto_request_line(&(struct proto_request){ .cmd = CMD_TOTALS });
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -242,7 +108,7 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct src_totals 
                 if (len > MAX_REPLY)
                         return fail(ret_err, -EMSGSIZE, "scalemond's reply is longer than %d bytes", MAX_REPLY);
         }
-        return src_totals_decode(buf, ret, ret_err);
+        return proto_totals_decode(buf, ret, ret_err);
 }
 
 void src_runs_free(struct src_run *r, size_t n)

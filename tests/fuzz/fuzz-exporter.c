@@ -1,7 +1,7 @@
 /* fuzz-exporter.c - libFuzzer target: what the exporter reads from
  * outside.  The first byte chooses: an Accept header for
  * expo_negotiate() (a scraper's), or a totals reply for
- * src_totals_decode() (scalemond's, or whatever answers on its socket).
+ * proto_totals_decode() (scalemond's, or whatever answers on its socket).
  * A reply is decoded or refused with a message; a decoded one makes an
  * exposition in both formats that ends as the format says. */
 #include "config.h"
@@ -19,7 +19,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        struct src_totals t = { 0 };
+        struct proto_totals t = { 0 };
         char *s, *err = NULL, *text;
         size_t len;
         int r;
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 free(s);
                 return 0;
         }
-        r = src_totals_decode(s, &t, &err);
+        r = proto_totals_decode(s, &t, &err);
         free(s);
         if (r < 0) {
                 assert(err || r == -ENOMEM);
@@ -54,6 +54,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         free(text);
                 }
         }
-        src_totals_clear(&t);
+        proto_totals_clear(&t);
         return 0;
 }

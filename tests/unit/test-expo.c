@@ -316,7 +316,7 @@ static void test_collect(void)
                 "{\"name\":\"thp_fault_alloc\",\"scope\":\"system\",\"unit\":\"pages\",\"scale\":1.0,\"values\":[3]},"
                 "{\"name\":\"from_the_future\",\"scope\":\"cpu\",\"unit\":\"x\",\"scale\":1.0,\"values\":[1,1,1,1]}],"
                 "\"unavailable\":[{\"name\":\"cycles\",\"why\":\"no PMU \\\"here\\\"\"}]}";
-        struct src_totals t = { 0 };
+        struct proto_totals t = { 0 };
         struct store_kv tags[] = { { (char *)"ways", (char *)"8" }, { (char *)"run", (char *)"clash" },
                                    { (char *)"kernel.ver", (char *)"6.1 \"rc\"" } };
         struct store_score scores[] = { { (char *)"jobs_per_min", 43210.5 } };
@@ -326,9 +326,9 @@ static void test_collect(void)
         size_t ns_cpu = 0, ns_node = 0;
         bool found = false;
 
-        ok(src_totals_decode(reply, &t, &err) == 0, "a totals reply decodes (%s)", err ? err : "");
+        ok(proto_totals_decode(reply, &t, &err) == 0, "a totals reply decodes (%s)", err ? err : "");
         is_int(t.nmetrics, 4, "a metric this exporter does not know is left out");
-        ok(src_totals_decode("{\"ok\":false,\"error\":\"unknown cmd 'totals'\"}", &(struct src_totals){ 0 }, &err) < 0 &&
+        ok(proto_totals_decode("{\"ok\":false,\"error\":\"unknown cmd 'totals'\"}", &(struct proto_totals){ 0 }, &err) < 0 &&
            err && strstr(err, "unknown cmd"), "an old daemon's refusal is said");
         free(err);
         err = NULL;
@@ -368,7 +368,7 @@ static void test_collect(void)
                 is_near(sample_value(text, "scalemon_up"), 0, 0, "scalemon_up 0 when the daemon did not answer");
                 free(text);
         }
-        src_totals_clear(&t);
+        proto_totals_clear(&t);
 }
 
 /* daemon/totals.c on a simulated 16-CPU sampler: what it replies
@@ -378,7 +378,7 @@ static void test_daemon_reply(void)
         struct sampler_config cfg = { .sysroot = "/sys", .procroot = "/proc", .simulate_cpus = 16 };
         struct sampler *s = NULL;
         struct tick tk = { 0 };
-        struct src_totals t = { 0 };
+        struct proto_totals t = { 0 };
         char *err = NULL, *line, *text;
         json_t *o;
         double sum = 0, want = 0;
@@ -400,7 +400,7 @@ static void test_daemon_reply(void)
         json_object_set_new(o, "ok", json_true());
         line = json_dumps(o, JSON_COMPACT);
         json_decref(o);
-        ok(src_totals_decode(line, &t, &err) == 0 && t.ncpus == 16, "its reply decodes (%s)", err ? err : "16 CPUs");
+        ok(proto_totals_decode(line, &t, &err) == 0 && t.ncpus == 16, "its reply decodes (%s)", err ? err : "16 CPUs");
         free(line);
         for (int c = 0; c < 16; c++)
                 want += (double)sampler_totals(s)[M_CONTEXT_SWITCHES * sampler_nloc(s) + c];
@@ -413,7 +413,7 @@ static void test_daemon_reply(void)
         ok(want > 0 && sum == want, "the 16 CPUs' switches add up to the sampler's total (%.0f = %.0f)", sum, want);
         is_int(check_format(text, EXPO_OPENMETRICS, NULL, NULL, NULL), 0, "and follow the rules");
         free(text);
-        src_totals_clear(&t);
+        proto_totals_clear(&t);
         sampler_free(s);
 }
 
