@@ -41,11 +41,9 @@
 #include "run-cgroup.h"
 #include "timeutil.h"
 
-int run_cgroup_enter_fd(const char *run, json_t *reply, const char *scope_why)
+int run_cgroup_enter_fd(const char *run, const struct proto_run_reply *reply, const char *scope_why)
 {
-        json_t *r = json_object_get(reply, "run");
-        const char *dir = json_string_value(json_object_get(r, "cgroup"));
-        const char *why = json_string_value(json_object_get(r, "cgroup_why"));
+        const char *dir = reply->cgroup, *why = reply->cgroup_why;
         char path[PATH_MAX], pre[512] = "";
         int fd;
 

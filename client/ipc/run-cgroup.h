@@ -2,14 +2,15 @@
 #ifndef SCALEMON_RUN_CGROUP_H
 #define SCALEMON_RUN_CGROUP_H
 
-#include <jansson.h>
 #include <sys/types.h>
+
+#include "proto-reply.h"
 
 /* From run-start's reply: an fd of the run's cgroup.procs, to move the
  * command in; or -1, after one line on stderr saying that the run's own
  * counters are unavailable and why.  scope_why (or NULL): why no systemd
  * scope was made (run_scope_new), said on the same line. */
-int run_cgroup_enter_fd(const char *run, json_t *reply, const char *scope_why);
+int run_cgroup_enter_fd(const char *run, const struct proto_run_reply *reply, const char *scope_why);
 /* In the child, before exec: move itself into the cgroup (one line on
  * stderr if it cannot; the command runs anyway). */
 void run_cgroup_enter(const char *run, int fd);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "proto.h"
+#include "proto-reply.h"
 #include "sock.h"
 #include "timeutil.h"
 
@@ -171,8 +172,7 @@ static int read_line(struct ctl *ctl, char **ret)
 
 int ctl_request(struct ctl *ctl, const struct proto_request *req, int pass_fd, json_t **ret_reply)
 {
-        _cleanup_free_ char *line = NULL, *reply = NULL;
-        json_error_t jerr;
+        _cleanup_free_ char *line = NULL, *reply = NULL, *err = NULL;
         json_t *o;
         int r;
 
@@ -188,17 +188,13 @@ int ctl_request(struct ctl *ctl, const struct proto_request *req, int pass_fd, j
         if (r < 0)
                 return ctl_fail(EXIT_FAILED, "lost the connection to scalemond at %s: %s", ctl->socket_path,
                                 r == -ETIMEDOUT ? "no reply within 30s" : strerror(-r));
-        o = json_loads(reply, 0, &jerr);
-        if (!json_is_object(o)) {
-                json_decref(o);
+        r = proto_reply_parse(reply, &o, &err);
+        if (r == -EINVAL)
                 return ctl_fail(EXIT_FAILED, "scalemond sent something that is not a reply: %.80s", reply);
-        }
-        if (!json_is_true(json_object_get(o, "ok"))) {
-                const char *e = json_string_value(json_object_get(o, "error"));
-                r = ctl_fail(EXIT_FAILED, "%s", e ? e : "scalemond refused the request");
-                json_decref(o);
-                return r;
-        }
+        if (r == -EPROTO)
+                return ctl_fail(EXIT_FAILED, "%s", err ? err : "scalemond refused the request");
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, "out of memory");
         *ret_reply = o;
         return 0;
 }

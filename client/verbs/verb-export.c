@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "exchange.h"
 #include "output.h"
+#include "proto-reply.h"
 #include "selection.h"
 #include "sock.h"
 #include "verbs.h"
@@ -107,10 +108,13 @@ int verb_import(struct ctl *ctl, int argc, char **argv)
                 r = ctl_request(ctl, &req, fd, &reply);
                 if (r)
                         return r;
-                n.imported = (size_t)json_integer_value(json_object_get(reply, "imported"));
-                n.skipped = (size_t)json_integer_value(json_object_get(reply, "skipped"));
-                n.renamed = (size_t)json_integer_value(json_object_get(reply, "renamed"));
+                struct proto_import_reply got;
+                r = proto_import_reply_from_json(reply, &got);
                 json_decref(reply);
+                if (r < 0)
+                        return ctl_fail(EXIT_FAILED, "scalemond's reply to import has no counts");
+                n = (struct exchange_counts){ .imported = (size_t)got.imported, .skipped = (size_t)got.skipped,
+                                              .renamed = (size_t)got.renamed };
         } else if (r < 0)
                 return ctl_fail(EXIT_FAILED, "%s", err ? err : strerror(-r));
         else {

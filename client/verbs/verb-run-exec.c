@@ -304,20 +304,20 @@ static int exec_parse(struct exec_opts *o, int argc, char **argv, int *cmd)
 static int exec_start(struct ctl *ctl, struct exec *x)
 {
         struct proto_request req;
-        json_t *reply = NULL;
+        struct proto_run_reply rr;
         int r;
 
         if (x->o.cgroup && run_scope_new(x->o.name, &x->scope) > 0)
                 x->o.cgroup = x->scope.cgroup;
         req = run_start_request(&x->o, x->o.name, x->command ? x->command : "");
-        r = ctl_request(ctl, &req, -1, &reply);
+        r = run_request(ctl, &req, &rr);
         if (r)
                 return r;
         /* with --name-suffix the daemon may have chosen another name */
-        x->recorded = strdup(run_reply_str(reply, "run", "name"));
+        x->recorded = strdup(rr.name);
         if (x->recorded && x->o.cgroup)
-                x->cgfd = run_cgroup_enter_fd(x->recorded, reply, x->scope.why);
-        json_decref(reply);
+                x->cgfd = run_cgroup_enter_fd(x->recorded, &rr, x->scope.why);
+        proto_run_reply_clear(&rr);
         if (!x->recorded)
                 return ctl_fail(EXIT_FAILED, "out of memory");
         if (!streq(x->recorded, x->o.name)) {
@@ -550,14 +550,14 @@ static int exec_stop(struct ctl *ctl, struct exec *x, char **cmd, int code)
                 /* the command's own voluntary and involuntary switches (as /proc/PID/status counts them) */
                 .has_switches = true, .voluntary_switches = x->ru.ru_nvcsw, .involuntary_switches = x->ru.ru_nivcsw,
         };
-        json_t *reply = NULL;
+        struct proto_run_reply rr = { 0 };
         int r;
 
         regex_scores(&x->o, &scores);
         run_score_from_collect(&x->o.from, cmd, &scores, from_sc, sizeof from_sc, &from_len);
         req.scores = scores.v;
         req.nscores = scores.n;
-        r = ctl_request(ctl, &req, -1, &reply);
+        r = run_request(ctl, &req, &rr);
         run_scores_clear(&scores);
         run_scope_release(&x->scope);   /* after run-stop: scalemond has read the scope's files */
         if (r == 0 && isatty(STDERR_FILENO)) {
@@ -565,10 +565,10 @@ static int exec_stop(struct ctl *ctl, struct exec *x, char **cmd, int code)
                         if (x->o.rx[i].matched)
                                 strbuf_appendf(sc, sizeof sc, &len, " %s=%s", x->o.rx[i].key, x->o.rx[i].value);
                 fprintf(stderr, "scalemonctl: run %s: %s, exit %d, real %.3fs user %.3fs sys %.3fs%s%s\n", x->o.name,
-                        run_reply_str(reply, "run", "status"), code, (double)(x->t1 - x->t0) / 1e9,
+                        rr.status ? rr.status : "?", code, (double)(x->t1 - x->t0) / 1e9,
                         tv_s(x->ru.ru_utime), tv_s(x->ru.ru_stime), sc, from_sc);
         }
-        json_decref(reply);
+        proto_run_reply_clear(&rr);
         return r;
 }
 

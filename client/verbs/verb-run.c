@@ -93,16 +93,20 @@ int run_set_if_exists(struct exec_opts *o, int c)
         return 0;
 }
 
-static int print_reply(struct ctl *ctl, json_t *reply, const char *fmt_table, ...) _printf_(3, 4);
-static int print_reply(struct ctl *ctl, json_t *reply, const char *fmt_table, ...)
+/* A reply, re-encoded (doc: NULL when out of memory): as it is for
+ * --format json, its one object for csv, else fmt_table. */
+static int print_reply(struct ctl *ctl, json_t *doc, const char *fmt_table, ...) _printf_(3, 4);
+static int print_reply(struct ctl *ctl, json_t *doc, const char *fmt_table, ...)
 {
         int r = EXIT_OK;
-        if (ctl->format == FORMAT_JSON) {
-                json_object_del(reply, "ok");
-                r = output_json(reply);
-        } else if (ctl->format == FORMAT_CSV) {
-                json_t *rows = json_array(), *run = json_object_get(reply, "run");
-                json_array_append(rows, run ? run : json_object_get(reply, "mark"));
+
+        if (ctl->format != FORMAT_TABLE && !doc)
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        if (ctl->format == FORMAT_JSON)
+                r = output_json(doc);
+        else if (ctl->format == FORMAT_CSV) {
+                json_t *rows = json_array(), *run = json_object_get(doc, "run");
+                json_array_append(rows, run ? run : json_object_get(doc, "mark"));
                 r = output_csv(rows);
                 json_decref(rows);
         } else {
@@ -111,13 +115,24 @@ static int print_reply(struct ctl *ctl, json_t *reply, const char *fmt_table, ..
                 vprintf(fmt_table, ap);
                 va_end(ap);
         }
+        json_decref(doc);
         return r;
 }
 
-const char *run_reply_str(json_t *reply, const char *obj, const char *key)
+int run_request(struct ctl *ctl, const struct proto_request *req, struct proto_run_reply *ret)
 {
-        const char *s = json_string_value(json_object_get(json_object_get(reply, obj), key));
-        return s ? s : "?";
+        json_t *reply = NULL;
+        int r = ctl_request(ctl, req, -1, &reply);
+
+        if (r)
+                return r;
+        r = proto_run_reply_from_json(reply, ret);
+        json_decref(reply);
+        if (r == -ENOMEM)
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, "scalemond's reply to %s names no run", proto_cmd_name(req->cmd));
+        return 0;
 }
 
 struct proto_request run_start_request(const struct exec_opts *o, const char *name, const char *command)
@@ -144,7 +159,7 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
         };
         struct exec_opts o = { 0 };
         struct proto_request req;
-        json_t *reply = NULL;
+        struct proto_run_reply rr;
         const char *cgroup = NULL, *unit = NULL;
         _cleanup_free_ char *unit_cg = NULL;
         int c, r;
@@ -197,13 +212,12 @@ static int run_start(struct ctl *ctl, int argc, char **argv)
                 cgroup = unit_cg[0] == '/' ? unit_cg + 1 : unit_cg;    /* relative to the cgroup2 mount */
         o.cgroup = cgroup;
         req = run_start_request(&o, argv[optind], NULL);
-        r = ctl_request(ctl, &req, -1, &reply);
+        r = run_request(ctl, &req, &rr);
         exec_opts_free(&o);
         if (r)
                 return r;
-        r = print_reply(ctl, reply, "run %s started at %s\n", run_reply_str(reply, "run", "name"),
-                        run_reply_str(reply, "run", "start"));
-        json_decref(reply);
+        r = print_reply(ctl, proto_run_reply_to_json(&rr), "run %s started at %s\n", rr.name, rr.start);
+        proto_run_reply_clear(&rr);
         return r;
 }
 
@@ -234,7 +248,7 @@ static int run_stop(struct ctl *ctl, int argc, char **argv)
         };
         struct run_scores scores = { .n = 0 };
         struct proto_request req = { .cmd = CMD_RUN_STOP, .scores = scores.v };
-        json_t *reply = NULL;
+        struct proto_run_reply rr;
         long ex;
         int c, r = 0;
 
@@ -264,14 +278,13 @@ static int run_stop(struct ctl *ctl, int argc, char **argv)
         }
         req.nscores = scores.n;
         if (r == 0)
-                r = ctl_request(ctl, &req, -1, &reply);
+                r = run_request(ctl, &req, &rr);
         run_scores_clear(&scores);
         if (r)
                 return r < 0 ? EXIT_OK : r;
-        r = print_reply(ctl, reply, "run %s stopped: %s after %.3fs\n", run_reply_str(reply, "run", "name"),
-                        run_reply_str(reply, "run", "status"),
-                        json_number_value(json_object_get(json_object_get(reply, "run"), "duration_s")));
-        json_decref(reply);
+        r = print_reply(ctl, proto_run_reply_to_json(&rr), "run %s stopped: %s after %.3fs\n", rr.name,
+                        rr.status ? rr.status : "?", rr.duration_s);
+        proto_run_reply_clear(&rr);
         return r;
 }
 
@@ -281,6 +294,7 @@ static int run_mark(struct ctl *ctl, int argc, char **argv)
 {
         static const struct option options[] = { { "help", no_argument, NULL, 'h' }, {} };
         struct proto_request req = { .cmd = CMD_RUN_MARK };
+        struct proto_mark_reply mr;
         json_t *reply = NULL;
         const char *why;
         int c, r;
@@ -305,9 +319,12 @@ static int run_mark(struct ctl *ctl, int argc, char **argv)
         r = ctl_request(ctl, &req, -1, &reply);
         if (r)
                 return r;
-        r = print_reply(ctl, reply, "run %s: marked '%s' at %s\n", run_reply_str(reply, "mark", "run"),
-                        run_reply_str(reply, "mark", "text"), run_reply_str(reply, "mark", "time"));
+        r = proto_mark_reply_from_json(reply, &mr);
         json_decref(reply);
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, r == -ENOMEM ? "out of memory" : "scalemond's reply to run-mark names no mark");
+        r = print_reply(ctl, proto_mark_reply_to_json(&mr), "run %s: marked '%s' at %s\n", mr.run, mr.text, mr.time);
+        proto_mark_reply_clear(&mr);
         return r;
 }
 

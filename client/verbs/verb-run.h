@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "proto.h"
+#include "proto-reply.h"
 #include "verb-run-score.h"
 
 /* --score-regex K=REGEX (or K=last:REGEX): the last match's capture;
@@ -47,8 +48,9 @@ int run_set_if_exists(struct exec_opts *o, int c);
 /* The run-start request for NAME (command: NULL for run start).  It
  * borrows o's strings: send it while o lives, and do not free it. */
 struct proto_request run_start_request(const struct exec_opts *o, const char *name, const char *command);
-/* reply.OBJ.KEY as a string, or "?" */
-const char *run_reply_str(json_t *reply, const char *obj, const char *key);
+/* run-start or run-stop, with its reply decoded into *ret (clear it with
+ * proto_run_reply_clear).  0, or an exit code after saying why. */
+int run_request(struct ctl *ctl, const struct proto_request *req, struct proto_run_reply *ret);
 
 int run_exec(struct ctl *ctl, int argc, char **argv);
 

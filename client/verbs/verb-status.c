@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "output.h"
+#include "proto-reply.h"
 #include "selection.h"
 #include "sock.h"
 #include "timeutil.h"
@@ -395,6 +396,7 @@ int verb_metrics(struct ctl *ctl, int argc, char **argv)
 int verb_reload(struct ctl *ctl, int argc, char **argv)
 {
         struct proto_request req = { .cmd = CMD_RELOAD };
+        struct proto_reload_reply rr;
         json_t *reply = NULL;
         int r = no_args(argc, argv);
 
@@ -403,18 +405,20 @@ int verb_reload(struct ctl *ctl, int argc, char **argv)
         r = ctl_request(ctl, &req, -1, &reply);
         if (r)
                 return r;
-        if (ctl->format == FORMAT_JSON) {
-                json_object_del(reply, "ok");
-                r = output_json(reply);
-        } else {
-                json_t *na = json_object_get(reply, "not_applied"), *o;
-                size_t i;
-                printf("reloaded: %s\n", json_string_value(json_object_get(reply, "status")));
-                json_array_foreach(na, i, o)
-                        printf("not applied: %s = %s (%s); still %s\n", json_string_value(json_object_get(o, "key")),
-                               json_string_value(json_object_get(o, "value")), json_string_value(json_object_get(o, "why")),
-                               json_string_value(json_object_get(o, "running")));
-        }
+        r = proto_reload_reply_from_json(reply, &rr);
         json_decref(reply);
+        if (r < 0)
+                return ctl_fail(EXIT_FAILED, "scalemond's reply to reload has no status");
+        if (ctl->format == FORMAT_JSON) {
+                json_t *doc = proto_reload_reply_to_json(&rr);
+                r = doc ? output_json(doc) : ctl_fail(EXIT_FAILED, "out of memory");
+                json_decref(doc);
+        } else {
+                printf("reloaded: %s\n", rr.status);
+                for (size_t i = 0; i < rr.nnot_applied; i++)
+                        printf("not applied: %s = %s (%s); still %s\n", rr.not_applied[i].key,
+                               rr.not_applied[i].value, rr.not_applied[i].why, rr.not_applied[i].running);
+        }
+        proto_reload_reply_clear(&rr);
         return r;
 }
