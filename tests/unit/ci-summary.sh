@@ -1,0 +1,77 @@
+#!/bin/bash
+# ci-summary.sh - tools/test-summary.sh, the last lines of tools/test.sh,
+# on what automake's own TAP driver (build-aux/tap-driver.sh, the suites'
+# LOG_DRIVER) prints for small TAP scripts: passes, a failure, "not ok #
+# TODO" (XFAIL) and "ok # TODO" (XPASS), a skipped check and a skipped
+# test, a failing test's exit status, a test that dies without a plan.
+# Every TODO and skip is counted and named; the last line is "N passed, N
+# failed, N skipped"; the exit status says whether anything failed.  No
+# root, no daemon.
+. "${srcdir:-.}/tests/lib.sh"
+DRIVER=$srcdir/build-aux/tap-driver.sh
+SUM=$srcdir/tools/test-summary.sh
+[ -r "$DRIVER" ] || skip_all "no build-aux/tap-driver.sh in $srcdir (run autoreconf -fi)"
+
+t() {           # t NAME SCRIPT-TEXT: a TAP script
+        printf '%s\n' "$2" >"$TMP/$1.sh"
+}
+t pass      'echo "ok 1 - one"; echo "ok 2 - two"; echo 1..2'
+t todo      'echo "ok 1 - fine"; echo "not ok 2 - ranks first # TODO two siblings"; echo 1..2'
+t xpass     'echo "ok 1 - stale # TODO was flaky"; echo 1..1'
+t skipone   'echo "ok 1 - judged"; echo "ok 2 - ticks on time # SKIP the sanitizer build"; echo 1..2'
+t skipall   'echo "1..0 # SKIP needs root"'
+t fail      'echo "ok 1 - good"; echo "not ok 2 - late (3 late)"; echo 1..2; exit 1'
+t dies      'echo "ok 1 - started"; exit 3'
+drive() {       # drive SUITE NAME...: each through the TAP driver, as make check does
+        local s=$1 n; shift
+        for n in "$@"; do
+                env AM_TAP_AWK=awk bash "$DRIVER" --test-name "tests/$n.sh" --log-file "$TMP/$n.log" \
+                        --trs-file "$TMP/$n.trs" --color-tests no --enable-hard-errors yes \
+                        --expect-failure no -- bash "$TMP/$n.sh" | sed "s/^/$s: /"
+        done
+}
+
+summ() {        # summ RESULTS: the summary into $TMP/out, its status into rc
+        bash "$SUM" "$1" >"$TMP/out"; rc=$?
+}
+
+drive "ci check-unit" pass skipone >"$TMP/green"
+echo "ci check-unit: TIME: 12 s" >>"$TMP/green"
+summ "$TMP/green"
+[ "$rc" = 0 ]; ok $? "all passed or skipped: exit 0 ($rc)"
+[ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 1 skipped" ]; ok $? "last line: $(tail -n 1 "$TMP/out")"
+grep -q '^  ci check-unit: tests/skipone.sh 2 - ticks on time # SKIP the sanitizer build$' "$TMP/out"
+ok $? "the skipped check is named, with its suite and reason"
+grep -q '^  ci check-unit: 12 s$' "$TMP/out"; ok $? "the suite's time is printed"
+
+drive "ci check-live" pass todo skipall >"$TMP/todo"
+summ "$TMP/todo"
+[ "$rc" = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 2 skipped" ]
+ok $? "a failed TODO (XFAIL) is not a pass: counted as skipped ($(tail -n 1 "$TMP/out"))"
+grep -q '^TODO: 1 ' "$TMP/out" && grep -q '^  ci check-live: tests/todo.sh 2 - ranks first # TODO two siblings$' "$TMP/out"
+ok $? "and named as a TODO, with its reason"
+grep -q '^  ci check-live: tests/skipall.sh - needs root$' "$TMP/out"; ok $? "a whole test skipped is named with its reason"
+
+drive "asan check-live" pass xpass >"$TMP/xpass"
+summ "$TMP/xpass"
+[ "$rc" = 1 ] && [ "$(tail -n 1 "$TMP/out")" = "2 passed, 1 failed, 0 skipped" ]
+ok $? "a TODO that passed (XPASS) fails ($(tail -n 1 "$TMP/out"), exit $rc)"
+
+drive "ci check-faults" pass fail dies >"$TMP/red"
+summ "$TMP/red"
+[ "$rc" = 1 ]; ok $? "a failure: exit 1 ($rc)"
+[ "$(tail -n 1 "$TMP/out")" = "4 passed, 2 failed, 0 skipped" ]
+ok $? "one per failed check, one per test that died: $(tail -n 1 "$TMP/out")"
+grep -q '^  ci check-faults: FAIL: tests/fail.sh 2 - late (3 late)$' "$TMP/out"; ok $? "the failed check is named"
+grep -q '^  ci check-faults: ERROR: tests/dies.sh' "$TMP/out"; ok $? "so is the test that died"
+grep -q '^  (and ci check-faults: tests/fail.sh - exited with status 1)$' "$TMP/out" &&
+        grep -q '^  (and ci check-faults: tests/dies.sh - exited with status 3)$' "$TMP/out"
+ok $? "a test's other ERROR lines (its exit status) are shown, not counted twice"
+
+printf 'ci build: PASS: configure and make\nci distcheck: FAIL: distcheck\n' >"$TMP/nontap"
+summ "$TMP/nontap"
+[ "$rc" = 1 ] && [ "$(tail -n 1 "$TMP/out")" = "1 passed, 1 failed, 0 skipped" ]
+ok $? "lines tools/test.sh writes itself count the same way"
+: >"$TMP/empty"; summ "$TMP/empty"
+[ "$(tail -n 1 "$TMP/out")" = "0 passed, 0 failed, 0 skipped" ]; ok $? "no results: 0 of each"
+finish
