@@ -5,8 +5,13 @@
 # TODO" (XFAIL) and "ok # TODO" (XPASS), a skipped check and a skipped
 # test, a failing test's exit status, a test that dies without a plan.
 # Every TODO and skip is counted and named; the last line is "N passed, N
-# failed, N skipped"; the exit status says whether anything failed.  No
-# root, no daemon.
+# failed, N skipped"; the exit status says whether anything failed.  And
+# .ci/run, in a copy of the tree whose tools/test.sh prints what a run
+# might: it fails on a FAIL or ERROR line, a failed count or a last line
+# that is not the counts, even when tools/test.sh says 0, and names what
+# failed.  And tests/lib.sh's retry: passes on the first try that passes,
+# fails when every one of its N tries fails, and tries no more than N.
+# No root, no daemon.
 . "${srcdir:-.}/tests/lib.sh"
 DRIVER=$srcdir/build-aux/tap-driver.sh
 SUM=$srcdir/tools/test-summary.sh
@@ -74,4 +79,40 @@ summ "$TMP/nontap"
 ok $? "lines tools/test.sh writes itself count the same way"
 : >"$TMP/empty"; summ "$TMP/empty"
 [ "$(tail -n 1 "$TMP/out")" = "0 passed, 0 failed, 0 skipped" ]; ok $? "no results: 0 of each"
+
+# .ci/run around a tools/test.sh that prints $TMP/said and exits with $1
+mkdir -p "$TMP/tree/.ci" "$TMP/tree/tools"
+cp "$srcdir/.ci/run" "$TMP/tree/.ci/run"
+printf '#!/bin/bash\ncat "%s"\nexit "$(cat "%s")"\n' "$TMP/said" "$TMP/status" >"$TMP/tree/tools/test.sh"
+ci() {          # ci STATUS LINE...: .ci/run's output into $TMP/out, its status into rc
+        echo "$1" >"$TMP/status"; shift
+        printf '%s\n' "$@" >"$TMP/said"
+        bash "$TMP/tree/.ci/run" >"$TMP/out" 2>&1; rc=$?
+}
+ci 0 "=== ci: make check-live" "ci check-live: # FAIL: 0" "3 passed, 0 failed, 1 skipped"
+[ "$rc" = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 1 skipped" ]
+ok $? ".ci/run: green passes, its last line the counts (exit $rc)"
+ci 0 "ci check-live: FAIL: tests/x.sh 2 - late" "ci check-live: ERROR: tests/x.sh - exited with status 1" "3 passed, 0 failed, 0 skipped"
+[ "$rc" = 1 ]; ok $? ".ci/run: a FAIL line fails even when tools/test.sh exits 0 (exit $rc)"
+grep -q '^  ci check-live: FAIL: tests/x.sh 2 - late$' "$TMP/out" && grep -q '^  ci check-live: ERROR: tests/x.sh - exited' "$TMP/out"
+ok $? ".ci/run: and names the FAIL and the ERROR"
+[ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 0 skipped" ]; ok $? ".ci/run: the last line is still tools/test.sh's"
+ci 1 "FAILED: 1:" "  asan check-san: ERROR: tests/y.sh - missing test plan" "5 passed, 1 failed, 0 skipped"
+[ "$rc" = 1 ] && grep -q '^  asan check-san: ERROR: tests/y.sh - missing test plan$' "$TMP/out"
+ok $? ".ci/run: tools/test.sh's failure fails, named (exit $rc)"
+ci 0 "=== asan: build FAILED"
+[ "$rc" = 1 ] && grep -q 'build FAILED' "$TMP/out"; ok $? ".ci/run: no counts for a last line fails (exit $rc)"
+ci 0 "1 passed, 2 failed, 0 skipped"
+[ "$rc" = 1 ]; ok $? ".ci/run: a failed count fails even with exit 0 (exit $rc)"
+
+tries=0
+try() { tries=$((tries + 1)); [ "$tries" -ge "$1" ]; }     # passes from try $1 on
+retry 3 try 2 >"$TMP/r"; rc=$?
+[ "$rc" = 0 ] && [ "$tries" = 2 ] && grep -q '^# retry: try 1 of 3 failed (status 1): try 2$' "$TMP/r"
+ok $? "retry 3: passes on try 2 of 3, saying try 1 failed (status $rc, $tries tries)"
+tries=0; retry 3 try 9 >"$TMP/r"; rc=$?
+[ "$rc" = 1 ] && [ "$tries" = 3 ] && [ "$(grep -c 'failed' "$TMP/r")" = 3 ]
+ok $? "retry 3: fails when all 3 tries fail, after exactly 3 ($rc, $tries tries)"
+tries=0; retry 1 try 1 >"$TMP/r"; rc=$?
+[ "$rc" = 0 ] && [ "$tries" = 1 ] && [ ! -s "$TMP/r" ]; ok $? "retry: a first try that passes is the only one, silent"
 finish
