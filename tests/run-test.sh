@@ -2,15 +2,20 @@
 # run-test.sh TEST [ARG...] - how `make check` runs every test (LOG_COMPILER).
 # Tests speak TAP.  A test that cannot run here exits 77 after saying why on
 # stderr or in a "1..0 # SKIP why" plan; this turns that into a TAP skip,
-# which the TAP driver counts as skipped rather than as an error.
+# which the TAP driver counts as skipped rather than as an error.  The
+# test's wall time ends its log, as the comment "# run-test: took N s"
+# (tools/test.sh lists the slowest).
 out=$(mktemp "${TMPDIR:-/tmp}/scalemon-test.XXXXXX") || exit 99
 err=$(mktemp "${TMPDIR:-/tmp}/scalemon-test.XXXXXX") || exit 99
 trap 'rm -f "$out" "$err"' EXIT
+t0=$(date +%s%N)
 case $1 in
         *.sh) bash "$@" >"$out" 2>"$err" </dev/null ;;
         *) "$@" >"$out" 2>"$err" </dev/null ;;
 esac
 rc=$?
+t1=$(date +%s%N)
+took="# run-test: took $(( (t1 - t0) / 1000000000 )).$(( (t1 - t0) / 100000000 % 10 )) s"
 if [ $rc -eq 77 ]; then
         if grep -q '^1\.\.0' "$out"; then
                 cat "$out"
@@ -20,8 +25,10 @@ if [ $rc -eq 77 ]; then
                 echo "1..0 # SKIP ${why:-no reason given}"
         fi
         cat "$err" | sed 's/^/# /'
+        echo "$took"
         exit 0
 fi
 cat "$out"
 sed 's/^/# /' "$err"
+echo "$took"
 exit $rc
