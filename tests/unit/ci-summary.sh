@@ -92,9 +92,9 @@ ci() {          # ci STATUS LINE...: .ci/run's output into $TMP/out, its status 
 ci 0 "=== ci: make check-live" "ci check-live: # FAIL: 0" "3 passed, 0 failed, 1 skipped"
 [ "$rc" = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 1 skipped" ]
 ok $? ".ci/run: green passes, its last line the counts (exit $rc)"
-ci 0 "ci check-live: FAIL: tests/x.sh 2 - late" "ci check-live: ERROR: tests/x.sh - exited with status 1" "3 passed, 0 failed, 0 skipped"
+ci 0 "ci check-live: FAIL: tests/x.sh 2 - late (3 late)" "ci check-live: ERROR: tests/x.sh - exited with status 1" "3 passed, 0 failed, 0 skipped"
 [ "$rc" = 1 ]; ok $? ".ci/run: a FAIL line fails even when tools/test.sh exits 0 (exit $rc)"
-grep -q '^  ci check-live: FAIL: tests/x.sh 2 - late$' "$TMP/out" && grep -q '^  ci check-live: ERROR: tests/x.sh - exited' "$TMP/out"
+grep -q "^  ci check-live: FAIL: tests/x.sh 2 - late (3 late)$" "$TMP/out" && grep -q '^  ci check-live: ERROR: tests/x.sh - exited' "$TMP/out"
 ok $? ".ci/run: and names the FAIL and the ERROR"
 [ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 0 skipped" ]; ok $? ".ci/run: the last line is still tools/test.sh's"
 ci 1 "FAILED: 1:" "  asan check-san: ERROR: tests/y.sh - missing test plan" "5 passed, 1 failed, 0 skipped"
