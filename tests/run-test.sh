@@ -8,10 +8,11 @@
 out=$(mktemp "${TMPDIR:-/tmp}/scalemon-test.XXXXXX") || exit 99
 err=$(mktemp "${TMPDIR:-/tmp}/scalemon-test.XXXXXX") || exit 99
 trap 'rm -f "$out" "$err"' EXIT
+limit=${TEST_TIMEOUT:-420}
 t0=$(date +%s%N)
 case $1 in
-        *.sh) bash "$@" >"$out" 2>"$err" </dev/null ;;
-        *) "$@" >"$out" 2>"$err" </dev/null ;;
+        *.sh) timeout -k 10 "$limit" bash "$@" >"$out" 2>"$err" </dev/null ;;
+        *) timeout -k 10 "$limit" "$@" >"$out" 2>"$err" </dev/null ;;
 esac
 rc=$?
 t1=$(date +%s%N)
@@ -30,5 +31,6 @@ if [ $rc -eq 77 ]; then
 fi
 cat "$out"
 sed 's/^/# /' "$err"
+[ $rc -eq 124 ] && echo "Bail out! timed out: still running after ${limit} s (TEST_TIMEOUT)"
 echo "$took"
 exit $rc

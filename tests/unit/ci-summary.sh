@@ -11,6 +11,8 @@
 # that is not the counts, even when tools/test.sh says 0, and names what
 # failed.  And tests/lib.sh's retry: passes on the first try that passes,
 # fails when every one of its N tries fails, and tries no more than N.
+# And tests/run-test.sh's bound: a test still running after TEST_TIMEOUT
+# seconds is stopped, its cleanup runs, and it is an error.
 # No root, no daemon.
 . "${srcdir:-.}/tests/lib.sh"
 DRIVER=$srcdir/build-aux/tap-driver.sh
@@ -115,4 +117,16 @@ tries=0; retry 3 try 9 >"$TMP/r"; rc=$?
 ok $? "retry 3: fails when all 3 tries fail, after exactly 3 ($rc, $tries tries)"
 tries=0; retry 1 try 1 >"$TMP/r"; rc=$?
 [ "$rc" = 0 ] && [ "$tries" = 1 ] && [ ! -s "$TMP/r" ]; ok $? "retry: a first try that passes is the only one, silent"
+
+t slow 'trap "echo \"# cleanup ran\"" EXIT; echo "ok 1 - started"; sleep 20; echo "ok 2 - never"; echo 1..2'
+t0=$(date +%s)
+env TEST_TIMEOUT=1 AM_TAP_AWK=awk bash "$DRIVER" --test-name tests/slow.sh --log-file "$TMP/slow.log" \
+        --trs-file "$TMP/slow.trs" --color-tests no --enable-hard-errors yes --expect-failure no -- \
+        sh "$srcdir/tests/run-test.sh" "$TMP/slow.sh" | sed 's/^/ci check-live: /' >"$TMP/slow"
+t1=$(date +%s)
+[ $((t1 - t0)) -lt 10 ] && grep -q '^ci check-live: ERROR: tests/slow.sh - Bail out! timed out: still running after 1 s' "$TMP/slow"
+ok $? "run-test.sh: TEST_TIMEOUT=1 stops a test that sleeps 20 s, as an error ($((t1 - t0)) s)"
+grep -q '^# cleanup ran$' "$TMP/slow.log"; ok $? "run-test.sh: and the test's cleanup ran"
+summ "$TMP/slow"
+[ "$rc" = 1 ] && [ "$(tail -n 1 "$TMP/out")" = "1 passed, 1 failed, 0 skipped" ]; ok $? "it is counted as failed: $(tail -n 1 "$TMP/out")"
 finish
