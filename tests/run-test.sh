@@ -4,7 +4,10 @@
 # stderr or in a "1..0 # SKIP why" plan; this turns that into a TAP skip,
 # which the TAP driver counts as skipped rather than as an error.  The
 # test's wall time ends its log, as the comment "# run-test: took N s"
-# (tools/test.sh lists the slowest).
+# (tools/test.sh lists the slowest).  A test gets TEST_TIMEOUT seconds
+# (default 420: twice the slowest, fault-load.sh and the packages' test,
+# at some 3.5 minutes on a loaded 2-vCPU machine); then it is sent
+# SIGTERM (its cleanup stops what it started), and it is an error.
 out=$(mktemp "${TMPDIR:-/tmp}/scalemon-test.XXXXXX") || exit 99
 err=$(mktemp "${TMPDIR:-/tmp}/scalemon-test.XXXXXX") || exit 99
 trap 'rm -f "$out" "$err"' EXIT
