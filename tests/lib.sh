@@ -206,14 +206,14 @@ q() { curl -sf "$API/query" --data-urlencode "query=$1" ${2:+--data-urlencode "t
 # the check still fails when every try fails.  Each failed try is a TAP
 # comment naming it and COMMAND's own diagnostics.
 retry() {
-        local n=$1 i rc=1; shift
-        for i in $(seq "$n"); do
-                "$@"; rc=$?
-                if [ "$rc" = 0 ]; then
-                        [ "$i" -gt 1 ] && diag "retry: try $i of $n passed: $*"
+        local _retry_n=$1 _retry_i _retry_rc=1; shift
+        for _retry_i in $(seq "$_retry_n"); do
+                "$@"; _retry_rc=$?
+                if [ "$_retry_rc" = 0 ]; then
+                        [ "$_retry_i" -gt 1 ] && diag "retry: try $_retry_i of $_retry_n passed: $*"
                         return 0
                 fi
-                diag "retry: try $i of $n failed (status $rc): $*"
+                diag "retry: try $_retry_i of $_retry_n failed (status $_retry_rc): $*"
         done
-        return "$rc"
+        return "$_retry_rc"
 }
