@@ -117,6 +117,9 @@ tries=0; retry 3 try 9 >"$TMP/r"; rc=$?
 ok $? "retry 3: fails when all 3 tries fail, after exactly 3 ($rc, $tries tries)"
 tries=0; retry 1 try 1 >"$TMP/r"; rc=$?
 [ "$rc" = 0 ] && [ "$tries" = 1 ] && [ ! -s "$TMP/r" ]; ok $? "retry: a first try that passes is the only one, silent"
+sets() { rc=41; n=42; i=43; }
+rc= n= i=; retry 2 sets >/dev/null
+[ "$rc $n $i" = "41 42 43" ]; ok $? "retry: what the command sets (rc, n, i) is the caller's afterwards ($rc $n $i)"
 
 t slow 'trap "echo \"# cleanup ran\"" EXIT; echo "ok 1 - started"; sleep 20; echo "ok 2 - never"; echo 1..2'
 t0=$(date +%s)
