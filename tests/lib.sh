@@ -32,7 +32,15 @@ skip_one() {    # skip_one REASON -- DESCRIPTION...: one check that cannot be ju
 }
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; cleanup; exit 77; }
-bail() { echo "Bail out! $*"; cleanup; exit 1; }
+bail() { echo "Bail out! $*"; daemon_log_tail; cleanup; exit 1; }
+# daemon_log_tail: the end of this test's daemon log as TAP comments, so
+# that a failure's log says what the daemon said (a sanitizer's report, an
+# error) after $TMP is gone
+daemon_log_tail() {
+        [ -s "$TMP/daemon.log" ] || return 0
+        echo "# the end of scalemond's log ($TMP/daemon.log):"
+        tail -n 30 "$TMP/daemon.log" | sed 's/^/# daemon: /'
+}
 
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for system-wide perf events"; }
 # need_seam VAR PROGRAM...: the test seam read from the environment
@@ -65,6 +73,7 @@ trap cleanup EXIT
 
 finish() {
         echo "1..$tap_n"
+        [ "$tap_failed" -eq 0 ] || daemon_log_tail
         cleanup
         trap - EXIT
         [ "$tap_failed" -eq 0 ]
