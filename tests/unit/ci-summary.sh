@@ -91,9 +91,10 @@ ci() {          # ci STATUS LINE...: .ci/run's output into $TMP/out, its status 
         printf '%s\n' "$@" >"$TMP/said"
         bash "$TMP/tree/.ci/run" >"$TMP/out" 2>&1; rc=$?
 }
-ci 0 "=== ci: make check-live" "ci check-live: # FAIL: 0" "3 passed, 0 failed, 1 skipped"
+ci 0 "=== ci: make check-live" "ci check-live: # FAIL: 0" "ci check-live: SKIP: tests/x.sh 4 - no ERROR: line # SKIP why" \
+        "3 passed, 0 failed, 1 skipped"
 [ "$rc" = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "3 passed, 0 failed, 1 skipped" ]
-ok $? ".ci/run: green passes, its last line the counts (exit $rc)"
+ok $? ".ci/run: green passes (a description with ERROR: in it is no error), its last line the counts (exit $rc)"
 ci 0 "ci check-live: FAIL: tests/x.sh 2 - late (3 late)" "ci check-live: ERROR: tests/x.sh - exited with status 1" "3 passed, 0 failed, 0 skipped"
 [ "$rc" = 1 ]; ok $? ".ci/run: a FAIL line fails even when tools/test.sh exits 0 (exit $rc)"
 grep -q "^  ci check-live: FAIL: tests/x.sh 2 - late (3 late)$" "$TMP/out" && grep -q '^  ci check-live: ERROR: tests/x.sh - exited' "$TMP/out"
