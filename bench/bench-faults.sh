@@ -6,10 +6,12 @@
 # (page-faults, minor-faults, major-faults: the kernel walks the enabled
 # events of that type on the faulting CPU), whoever reads them; the
 # kernel's own per-CPU vm counters (/proc/vmstat pgfault, pgmajfault)
-# cost nothing extra.  Workloads, each timed whole (wall, seconds):
-#   touch   tests/workloads/wl-touch, 8 x 200,000 fresh pages (1.6 M minor faults)
-#   mmap    stress-ng --mmap 1 --mmap-ops 4 --mmap-bytes 128M (about 0.5 M faults)
-#   memset  perf bench mem memset -s 512MB (its buffers' first touch: 0.3-0.6 M faults)
+# cost nothing extra.  Workloads, each scored by its CPU time (user +
+# system of all its processes, from getrusage: what the fault path adds
+# to, and what the machine's other load hardly moves), wall time beside:
+#   touch   tests/workloads/wl-touch, 4 x 200,000 fresh pages (0.8 M minor faults)
+#   mmap    stress-ng --mmap 1 --mmap-ops 2 --mmap-bytes 128M (about 0.5 M faults)
+#   memset  perf bench mem memset -s 256MB (its buffers' first touch)
 # Observers (OBSERVERS, default all):
 #   none       nothing running
 #   sm         scalemond at its defaults, 1 s (faults from /proc/vmstat: no event)
@@ -71,20 +73,25 @@ stop_observer() {
         kill -TERM "$obs_pid" 2>/dev/null; wait "$obs_pid" 2>/dev/null
         obs_pid=
 }
-score() {       # workload -> seconds
-        local t0 t1
-        t0=$(date +%s%N)
+score() {       # workload -> "CPU-seconds wall-seconds"
+        local cmd
         case $1 in
-        touch) for _ in 1 2 3 4 5 6 7 8; do "$top_builddir/tests/workloads/wl-touch" 200000 >/dev/null; done ;;
-        mmap) stress-ng --mmap 1 --mmap-ops 4 --mmap-bytes 128M -q >/dev/null 2>&1 ;;
-        memset) perf bench mem memset -s 512MB -l 1 >/dev/null 2>&1 ;;
+        touch) cmd="for i in 1 2 3 4; do $top_builddir/tests/workloads/wl-touch 200000; done" ;;
+        mmap) cmd="stress-ng --mmap 1 --mmap-ops 2 --mmap-bytes 128M -q" ;;
+        memset) cmd="perf bench mem memset -s 256MB -l 1" ;;
         esac
-        t1=$(date +%s%N)
-        echo "scale=6; ($t1 - $t0) / 1000000000" | bc
+        python3 -c '
+import resource, subprocess, sys, time
+t = time.monotonic()
+subprocess.run(sys.argv[1], shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+w = time.monotonic() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{r.ru_utime + r.ru_stime:.6f} {w:.6f}")' "$cmd"
 }
 
 printf 'bench-faults: %s rounds, %s CPUs, observers %s\n' "$R" "$(nproc)" "$OBS"
-base=$(wc -l < "$scores" 2>/dev/null || echo 0)
+base=0
+[ -f "$scores" ] && base=$(awk 'END { print $1 + 0 }' "$scores")
 for r in $(seq "$R"); do
         round=$(( base + r ))
         for w in $WLS; do
@@ -100,21 +107,24 @@ done
 python3 - "$scores" <<'EOF'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-by = {}
-for rnd, w, o, v in rows:
+by, wall = {}, {}
+for rnd, w, o, v, wv in rows:
     by.setdefault(w, {}).setdefault(o, {})[rnd] = float(v)
+    wall.setdefault(w, {}).setdefault(o, {})[rnd] = float(wv)
 ok = lambda b: "PASS" if b else "MISS"
 for w, obs in by.items():
     none = obs["none"]
     base = st.median(none.values())
     noise = st.median([abs(x - base) for x in none.values()]) / base * 100
-    print(f"  {w}: seconds, {len(none)} rounds; noise (MAD of none) {noise:.2f}%")
+    wn = st.median(wall[w]["none"].values())
+    print(f"  {w}: CPU seconds, {len(none)} rounds; noise (MAD of none) {noise:.2f}%; wall beside")
     costs = {}
     for o, s in obs.items():
         per = [(s[r] / none[r] - 1) * 100 for r in s if r in none]
         costs[o] = (st.median(s.values()) / base - 1) * 100
+        wc = (st.median(wall[w][o].values()) / wn - 1) * 100
         print(f"    {o:10s} {st.median(s.values()):8.3f} s  cost {costs[o]:+6.2f}%  per round "
-              f"{min(per):+.1f}..{max(per):+.1f}%")
+              f"{min(per):+.1f}..{max(per):+.1f}%  wall {wc:+6.2f}%")
     if "sm" in costs:
         c = costs["sm"]
         print(f"    {w}: scalemond at its defaults vs none: {c:+.2f}% (target < 1%, or within noise {noise:.2f}%) "
