@@ -37,6 +37,7 @@ static const struct {
         { M_INVOLUNTARY_SWITCHES, "involuntary switches" },
         { M_CPU_MIGRATIONS, "CPU migrations" },
         { M_PAGE_FAULTS, "page faults" },
+        { M_PGFAULT, "page faults" },           /* memory.stat, where the memory controller is on cgroup v2 */
         { M_LOCK_CONTENTIONS, "lock contentions" },
         { M_PSI_CPU_SOME, "CPU pressure" },
         { M_PSI_MEMORY_SOME, "memory pressure" },
