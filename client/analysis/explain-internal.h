@@ -32,6 +32,15 @@ double explain_select_kth(double *v, size_t n, size_t k);
 int explain_place_from(struct store *s, const double *d, int ncpu, int **cpus, size_t *ncpus, int **nodes,
                        size_t *nnodes);
 
+/* 2. what counter c's excess over the siblings' range (its edge: edge)
+ * cost the run, and whether it passes the floors (explain-causes.c). */
+void explain_cost(const struct analysis_run *run, struct explain_run_counter *c, double dur, double cpu_s,
+                  double edge);
+/* 5. the distinct causes, after the phases (explain-causes.c). */
+int explain_causes(struct ex *e, struct explain_run_result *res);
+/* Their plain-words lines (explain-words.c). */
+void explain_causes_words(struct explain_run_result *res);
+
 /* 3. time: the phases, their counters and place (explain-time.c). */
 int explain_time(struct ex *e, struct explain_run_result *res);
 

@@ -88,8 +88,6 @@
 
 #define SPREAD_FLOOR    0.02            /* ln units: 2% */
 #define PLACE_FRACTION  0.25
-#define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
-#define STABLE_MINMAX   0.75
 
 static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
 static int fail(char **ret_err, int r, const char *fmt, ...)
@@ -353,6 +351,11 @@ static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s
                 if (!analysis_own_others(r, c.m, &v))
                         return false;
                 break;
+        case EXPLAIN_OWN:
+                if (!r->m[c.m].has_own)
+                        return false;
+                v = r->m[c.m].own_total;
+                break;
         case EXPLAIN_OTHERS_CPU:
                 if (!analysis_own_cpu(r, &oc))
                         return false;
@@ -366,103 +369,6 @@ static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s
         *total = v;
         *per_s = v / r->dur;
         return true;
-}
-
-/* Pooled within-group SD of ln(rate) of counter c over the stable groups;
- * groups[] holds each run's group number (-1: not in a stable group). */
-static bool pooled_spread(const struct ex *e, const int *group, int ngroups, struct cand cd, double *ret)
-{
-        double ss = 0;
-        size_t df = 0;
-
-        for (int g = 0; g < ngroups; g++) {
-                double sum = 0, mx = 0, mean;
-                size_t n = 0;
-                double x, tot;
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot))
-                                mx = fmax(mx, x);
-                if (!(mx > 0))
-                        continue;
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot)) {
-                                sum += log(x + 0.01 * mx);
-                                n++;
-                        }
-                if (n < 2)
-                        continue;
-                mean = sum / (double)n;
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot)) {
-                                double d = log(x + 0.01 * mx) - mean;
-                                ss += d * d;
-                        }
-                df += n - 1;
-        }
-        if (df < 2)
-                return false;
-        *ret = sqrt(ss / (double)df);
-        return true;
-}
-
-/* Group the runs by identical tags; a group is stable when it has two or
- * more runs, scores, and every score within report's variance limits.
- * Left out: the run's group and any group with a sibling in it. */
-static int stable_groups(const struct ex *e, int *group, int *ret_n)
-{
-        int ng = 0;
-        int *lead = calloc(e->nall + 1, sizeof *lead);  /* run index that leads group g */
-        if (!lead)
-                return -ENOMEM;
-        for (size_t i = 0; i < e->nall; i++) {
-                int g;
-                group[i] = -1;
-                if (streq(e->all[i].info.status, "running") || e->all[i].d.ntags == 0)
-                        continue;
-                for (g = 0; g < ng && !same_tags(&e->all[lead[g]].d, &e->all[i].d); g++)
-                        ;
-                if (g == ng)
-                        lead[ng++] = (int)i;
-                group[i] = g;
-        }
-        for (int g = 0; g < ng; g++) {
-                bool ok = true;
-                size_t n = 0;
-                const struct analysis_run *l = &e->all[lead[g]];
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g) {
-                                n++;
-                                for (size_t k = 0; k <= e->nsib; k++)
-                                        ok &= ex_run(e, k) != &e->all[i];
-                        }
-                ok &= n >= 2 && l->d.nscores > 0;
-                for (size_t s = 0; ok && s < l->d.nscores; s++) {
-                        double *v = calloc(n, sizeof *v);
-                        struct summary sm;
-                        size_t k = 0;
-                        if (!v) {
-                                free(lead);
-                                return -ENOMEM;
-                        }
-                        for (size_t i = 0; i < e->nall; i++)
-                                if (group[i] == g && !isnan(score_of(&e->all[i], l->d.scores[s].key)))
-                                        v[k++] = score_of(&e->all[i], l->d.scores[s].key);
-                        if (k < 2 || stats_summary(v, k, &sm) < 0 || (sm.has_cv && sm.cv > STABLE_CV) ||
-                            (sm.max > 0 && sm.min / sm.max < STABLE_MINMAX))
-                                ok = false;
-                        free(v);
-                }
-                if (!ok)
-                        for (size_t i = 0; i < e->nall; i++)
-                                if (group[i] == g)
-                                        group[i] = -1 - g - 1;  /* not stable: < -1, keeps numbering */
-        }
-        for (size_t i = 0; i < e->nall; i++)
-                if (group[i] < 0)
-                        group[i] = -1;
-        free(lead);
-        *ret_n = ng;
-        return 0;
 }
 
 /* Ranks (1 = smallest; ties share the mean rank) of x[0..n). */
@@ -525,37 +431,46 @@ static int cmp_counter(const void *a, const void *b)
 
 static int do_counters(struct ex *e, struct explain_run_result *res)
 {
-        _cleanup_free_ int *group = calloc(e->nall + 1, sizeof *group);
-        int ng = 0, r;
-        size_t nfrom[3] = { 0 };
+        size_t nfrom[2] = { 0 };
 
-        if (!group)
-                return -ENOMEM;
-        r = stable_groups(e, group, &ng);
-        if (r < 0)
-                return r;
+        res->cpu_s = ex_run(e, 0)->cpu_total;
         /* the machine's counters; then, where the run and a sibling had
          * their own cgroup, everything else's (interference: another
          * process's CPU time or context switches slow a run down as
          * surely as its own locks do) */
-        res->counters = calloc(2 * _M_MAX + 1, sizeof *res->counters);
+        res->counters = calloc(3 * _M_MAX + 1, sizeof *res->counters);
         if (!res->counters)
                 return -ENOMEM;
-        for (int ci = 0; ci < 2 * _M_MAX + 1; ci++) {
+        for (int ci = 0; ci < 3 * _M_MAX + 1; ci++) {
                 struct cand cd = ci < _M_MAX       ? (struct cand){ ci, EXPLAIN_MACHINE }
                                  : ci < 2 * _M_MAX ? (struct cand){ ci - _M_MAX, EXPLAIN_OTHERS }
+                                 : ci < 3 * _M_MAX ? (struct cand){ ci - 2 * _M_MAX, EXPLAIN_OWN }
                                                    : (struct cand){ M_CPU_USER, EXPLAIN_OTHERS_CPU };
-                int m = cd.m;
                 const struct analysis_run *run = ex_run(e, 0);
+                int m = cd.m;
                 struct explain_run_counter *c = &res->counters[res->ncounters];
                 double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp, run_ps, run_tot;
                 double sibl[EXPLAIN_MAX_AGAINST];
                 size_t ns = 0, nps = 0;
-                bool nonzero, procstat = cd.part == EXPLAIN_OTHERS_CPU || metric_table[m].source == SRC_PROCSTAT;
+                bool nonzero, procstat;
+
+                /* the machine's user and system time, where the run had
+                 * its own cgroup, are the benchmark's (its cpu.stat, exact)
+                 * and everything else's (EXPLAIN_OTHERS_CPU) */
+                if (cd.part == EXPLAIN_MACHINE && (m == M_CPU_USER || m == M_CPU_SYSTEM) && run->m[m].has_own)
+                        cd.part = EXPLAIN_OWN;
+                else if (cd.part == EXPLAIN_OWN && (metric_table[m].source != SRC_PSI || !run->m[m].has_own))
+                        continue;       /* the run's own: its CPU time (above) and its tasks' stalls */
 
                 /* a maximum per tick (lock_wait_max_ns) is no count: not a
                  * rate, heavy-tailed; neither ranked nor searched in time */
+                procstat = cd.part == EXPLAIN_OTHERS_CPU || metric_table[m].source == SRC_PROCSTAT;
                 if (metric_table[m].max || !cand_rate(run, cd, &run_ps, &run_tot))
+                        continue;
+                /* everything else's context switches would count the idle
+                 * task's (context_switches counts every switch); the
+                 * voluntary and involuntary ones leave pid 0 out */
+                if (cd.part == EXPLAIN_OTHERS && m == M_CONTEXT_SWITCHES)
                         continue;
                 nonzero = run_ps != 0;
                 for (size_t k = 1; k <= e->nsib; k++) {
@@ -581,6 +496,9 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 if (cd.part == EXPLAIN_MACHINE) {
                         snprintf(c->name, sizeof c->name, "%s", metric_table[m].name);
                         snprintf(c->key, sizeof c->key, "%s", metric_table[m].name);
+                } else if (cd.part == EXPLAIN_OWN) {
+                        snprintf(c->name, sizeof c->name, "the benchmark's %s", metric_table[m].name);
+                        snprintf(c->key, sizeof c->key, "own:%s", metric_table[m].name);
                 } else if (cd.part == EXPLAIN_OTHERS) {
                         snprintf(c->name, sizeof c->name, "everything else: %s", metric_table[m].name);
                         snprintf(c->key, sizeof c->key, "everything_else:%s", metric_table[m].name);
@@ -605,10 +523,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 c->excess = c->run_rate > hi   ? log((c->run_rate + eps) / (hi + eps))
                             : c->run_rate < lo ? log((c->run_rate + eps) / (lo + eps))
                                                : 0;
-                if (pooled_spread(e, group, ng, cd, &sp)) {
-                        c->spread_from = "stable groups";
-                        nfrom[0]++;
-                } else if (ns >= 2) {
+                if (ns >= 2) {
                         double mean = 0, ss = 0;
                         for (size_t i = 0; i < ns; i++)
                                 mean += log(sibl[i] + eps) / (double)ns;
@@ -616,16 +531,15 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                                 ss += (log(sibl[i] + eps) - mean) * (log(sibl[i] + eps) - mean);
                         sp = sqrt(ss / (double)(ns - 1));
                         c->spread_from = "siblings";
-                        nfrom[1]++;
+                        nfrom[0]++;
                 } else {
                         sp = 0;
                         c->spread_from = "floor";
-                        nfrom[2]++;
+                        nfrom[1]++;
                 }
                 if (!(sp >= SPREAD_FLOOR)) {
                         sp = SPREAD_FLOOR;
-                        if (!streq(c->spread_from, "stable groups"))
-                                c->spread_from = "floor";
+                        c->spread_from = "floor";
                 }
                 /* counting noise: over the run's length the run counts
                  * a quanta and the edge of the range it is compared with
@@ -644,12 +558,12 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 c->spread = sp;
                 c->score = c->excess / sp;
                 consistency(e, c);
+                explain_cost(run, c, run->dur, res->cpu_s, c->excess > 0 ? hi : lo);
                 res->ncounters++;
         }
         qsort(res->counters, res->ncounters, sizeof *res->counters, cmp_counter);
-        res->spread_note = nfrom[0] ? "spreads from the stable groups of the database"
-                           : nfrom[1] ? "no stable groups with these counters: spreads from the siblings themselves"
-                                      : "no stable groups and too few siblings: spreads at the 2% floor";
+        res->spread_note = nfrom[0] ? "spreads from the siblings themselves"
+                                    : "one sibling: spreads at the 2% floor";
         return 0;
 }
 
@@ -773,6 +687,7 @@ void explain_run_free(struct explain_run_result *r)
         }
         free(r->ctx);
         free(r->counters);
+        free(r->causes);
         for (size_t i = 0; i < r->nphases; i++) {
                 free(r->phases[i].cpus);
                 free(r->phases[i].nodes);
@@ -827,6 +742,14 @@ int explain_run_compute(struct store *s, const char *run, const struct explain_r
                 r = whole_run_place(&e, &res);
         if (r >= 0)
                 r = explain_time(&e, &res);
+        if (r >= 0)
+                r = explain_causes(&e, &res);
+        if (r >= 0) {
+                struct analysis_own_cpu oc;
+                if (analysis_own_cpu(ex_run(&e, 0), &oc))
+                        analysis_own_cpu_words(&oc, res.others_words, sizeof res.others_words);
+                explain_causes_words(&res);
+        }
         if (r >= 0)
                 r = explain_run_summary(&res, &res.summary);
         if (r < 0 && ret_err && !*ret_err)
