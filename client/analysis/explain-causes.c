@@ -15,9 +15,13 @@
  * SHARE_FLOOR of the run's CPU-seconds.  A family is a cause when one of
  * its counters passes; its size is its largest member's cost (members
  * count the same thing, so they are not summed).  Where another process's
- * CPU time is a cause, the pressure family (run-queue wait, PSI) and
- * machine counters whose everything-else part carries most of their
- * excess are its effects: they are said in its line, not as causes.
+ * CPU time is a cause, the pressure family (run-queue wait, PSI) is its
+ * effect, said in its line; a machine counter whose everything-else part
+ * passes and carries most of its excess is another process's too.  Where
+ * the run had its own cgroup, a machine-wide counter that has no count
+ * of the run's own (lock wait, numa_hit) is the run's only if its
+ * family's own count (lock contentions, page faults) rose by RATIO_FLOOR
+ * too (own_moved()).
  */
 #include "config.h"
 
@@ -178,6 +182,46 @@ static bool others_carry(const struct explain_run_result *res, const struct expl
         return false;
 }
 
+/* The counter the run's cgroup counts for family f, or -1. */
+static int own_witness(enum explain_family f)
+{
+        switch (f) {
+        case FAM_PAGE_FAULTS:
+                return M_PAGE_FAULTS;
+        case FAM_LOCKS:
+                return M_LOCK_CONTENTIONS;
+        case FAM_CONTEXT_SWITCHES:
+                return M_CONTEXT_SWITCHES;
+        case FAM_MIGRATIONS:
+                return M_CPU_MIGRATIONS;
+        default:
+                return -1;
+        }
+}
+
+/* Where the run had its own cgroup, did its own count of family f's
+ * witness rise above the siblings' own by RATIO_FLOOR?  A machine-wide
+ * excess (lock wait, numa_hit: no count of the run's own) whose family's
+ * own count did not move is another process's, not the run's. */
+static bool own_moved(struct ex *e, enum explain_family f)
+{
+        int m = own_witness(f);
+        const struct analysis_run *run = ex_run(e, 0);
+        double hi = 0, x;
+
+        if (m < 0 || !run->m[m].has_own || !(run->dur > 0))
+                return true;
+        for (size_t j = 1; j <= e->nsib; j++) {
+                const struct analysis_run *s = ex_run(e, j);
+                if (!s->m[m].has_own || !(s->dur > 0))
+                        return true;
+                hi = fmax(hi, s->m[m].own_total / s->dur);
+        }
+        x = run->m[m].own_total / run->dur;
+        /* three events over the run as the least that counts */
+        return (x + 3 / run->dur) / (hi + 3 / run->dur) >= RATIO_FLOOR;
+}
+
 static int phase_of(const struct explain_run_result *res, const struct explain_cause *k)
 {
         int best = -1;
@@ -316,9 +360,11 @@ static void own_detail(struct ex *e, struct explain_cause *k)
 int explain_causes(struct ex *e, struct explain_run_result *res)
 {
         struct explain_cause k[_FAM_MAX];
+        bool others = false, mine[_FAM_MAX];
         size_t n = 0;
-        bool others = false;
 
+        for (int f = 0; f < _FAM_MAX; f++)
+                mine[f] = own_moved(e, (enum explain_family)f);
         for (size_t i = 0; i < res->ncounters; i++)
                 others |= res->counters[i].passes && res->counters[i].part == EXPLAIN_OTHERS_CPU;
         /* members by cost, so that each family's head is its costliest */
@@ -327,8 +373,10 @@ int explain_causes(struct ex *e, struct explain_run_result *res)
                 enum explain_family f = c->family;
                 if (!c->passes)
                         continue;
-                if (others && (f == FAM_PRESSURE || others_carry(res, c)))
+                if ((others && f == FAM_PRESSURE) || others_carry(res, c))
                         f = FAM_OTHERS;         /* its effects */
+                else if (c->part == EXPLAIN_MACHINE && !mine[f])
+                        continue;               /* another process's, unseen by the run's own count */
                 add_member(k, &n, c, f);
         }
         /* the others' head is their CPU time where it passes: the cost is
@@ -345,7 +393,9 @@ int explain_causes(struct ex *e, struct explain_run_result *res)
                                         memmove(&k[i].metrics[1], &k[i].metrics[0], q * sizeof k[i].metrics[0]);
                                         k[i].metrics[0] = c->key;
                                 }
-                        k[i].value = c->cost_s;
+                        /* what another process took, as report says it */
+                        k[i].value = c->run_rate * res->run_dur_s;
+                        k[i].share = k[i].value / (res->cpu_s > 0 ? res->cpu_s : fmax(res->run_dur_s, 1e-3));
                         k[i].unit = "s";
                         k[i].part = "others";
                 }

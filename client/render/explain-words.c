@@ -121,8 +121,9 @@ static void others_text(const struct explain_run_result *r, struct explain_cause
         }
         strbuf_appendf(b, len, &o, "Another process took %.2f CPU-s", h->run_rate * r->run_dur_s);
         when_where(r, k, b, len, &o);
-        strbuf_appendf(b, len, &o, " (%.1f%% of the run's CPU-seconds; the siblings' everything else %.2f-%.2f CPU-s/s",
-                       100 * h->run_rate * r->run_dur_s / (r->cpu_s > 0 ? r->cpu_s : 1), h->sib_min, h->sib_max);
+        strbuf_appendf(b, len, &o, " (%.2f CPU-s a second, against %.2f-%.2f in the siblings; %.1f%% of the run's "
+                       "CPU-seconds", h->run_rate, h->sib_min, h->sib_max,
+                       100 * h->run_rate * r->run_dur_s / (r->cpu_s > 0 ? r->cpu_s : 1));
         if (k->own_known) {
                 strbuf_appendf(b, len, &o, "; the benchmark's own CPU time %s by %.2f CPU-s",
                                k->own_cpu_delta_s < 0 ? "fell" : "rose", fabs(k->own_cpu_delta_s));
@@ -157,7 +158,7 @@ static void cause_text(const struct explain_run_result *r, struct explain_cause 
                 b[0] = (char)(b[0] - 'a' + 'A');
         amount(h, b, len, &o);
         strbuf_appendf(b, len, &o, " above the siblings' highest (%.1fx; %.1f%% of the run's CPU-seconds%s)",
-                       exp(h->excess), 100 * h->share, h->time_like ? "" : " at a nominal cost an event");
+                       exp(h->excess), 100 * h->share, h->time_like ? "" : " at its nominal cost");
         when_where(r, k, b, len, &o);
         for (size_t i = 0; i < k->ncallers; i++)
                 strbuf_appendf(b, len, &o, "%s %s (%s) %.1f ms against %.1f ms", i ? "," : "; most at", k->callers[i].caller,
