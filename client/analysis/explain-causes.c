@@ -222,6 +222,22 @@ static bool own_moved(struct ex *e, enum explain_family f)
         return (x + 3 / run->dur) / (hi + 3 / run->dur) >= RATIO_FLOOR;
 }
 
+/* The resource a pressure counter is about: "cpu", "io", "memory". */
+static const char *resource(int m)
+{
+        return m == M_RUNQUEUE_WAIT ? "cpu" : metric_table[m].source == SRC_PSI ? metric_table[m].key : "";
+}
+
+/* For pressure, a phase counter about the same resource as the cause's
+ * head (CPU pressure does not show in an I/O stall); others: any. */
+static bool same_resource(const struct explain_cause *k, int m)
+{
+        const char *h = k->metrics[0], *colon = strchr(h, ':');
+        int hm = metric_id_by_name(colon ? colon + 1 : h);
+
+        return k->family != FAM_PRESSURE || hm < 0 || streq(resource(hm), resource(m));
+}
+
 static int phase_of(const struct explain_run_result *res, const struct explain_cause *k)
 {
         int best = -1;
@@ -246,7 +262,7 @@ static int phase_of(const struct explain_run_result *res, const struct explain_c
                         bool mine = k->family == FAM_OTHERS ? pm->metric == M_PSI_CPU_SOME || pm->metric == M_RUNQUEUE_WAIT ||
                                                                       pm->metric == M_INVOLUNTARY_SWITCHES ||
                                                                       pm->metric == M_CPU_USER || pm->metric == M_CPU_SYSTEM
-                                                            : f == k->family;
+                                                            : f == k->family && same_resource(k, (int)pm->metric);
                         if (mine && pm->ratio > 1 && pm->ratio > br) {
                                 br = pm->ratio;
                                 best = (int)p;

@@ -742,8 +742,8 @@ int explain_run_compute(struct store *s, const char *run, const struct explain_r
                 r = whole_run_place(&e, &res);
         if (r >= 0)
                 r = explain_time(&e, &res);
-        if (r >= 0)
-                r = explain_causes(&e, &res);
+        if (r >= 0 && !res.causes)
+                r = explain_causes(&e, &res);   /* no time analysis: no phases */
         if (r >= 0) {
                 struct analysis_own_cpu oc;
                 if (analysis_own_cpu(ex_run(&e, 0), &oc))

@@ -81,9 +81,13 @@ int explain_run_summary(const struct explain_run_result *res, char **ret)
         if (res->ncauses == 0)
                 strbuf_appendf(b, len, &o, "No clear cause: no counter departs from the siblings' range by more than "
                                             "the floors (1%% of the run's CPU-seconds, 1.25x their highest, 3 spreads).");
-        for (size_t i = 0; i < res->ncauses; i++)
-                strbuf_appendf(b, len, &o, "%s%s%s", i == 1 ? " Then: " : i ? "; " : "", res->causes[i].text,
-                               i + 1 == res->ncauses ? "." : i == 0 ? "." : "");
+        for (size_t i = 0; i < res->ncauses; i++) {
+                const char *t = res->causes[i].text;
+                /* "Then: a page-fault storm", but "CPU" stays */
+                bool lower = i && t[0] >= 'A' && t[0] <= 'Z' && ((t[1] >= 'a' && t[1] <= 'z') || t[1] == ' ');
+                strbuf_appendf(b, len, &o, "%s%c%s%s", i == 1 ? " Then: " : i ? "; " : "",
+                               lower ? t[0] - 'A' + 'a' : t[0], t[0] ? t + 1 : "", i + 1 == res->ncauses || i == 0 ? "." : "");
+        }
         if (res->others_words[0])
                 strbuf_appendf(b, len, &o, " The run's %s.", res->others_words);
         if (res->nctx) {
@@ -119,7 +123,10 @@ int explain_run_summary(const struct explain_run_result *res, char **ret)
                                c->direction < 0 ? "most" : "least", c->name, c->direction < 0 ? "least" : "most",
                                c->consistent ? "consistent" : "consistent only", c->agree, c->nruns, c->nruns);
         }
-        if (res->ncauses && res->ncpus && res->place_metric >= 0) {
+        bool place_of_cause = false;
+        for (size_t q = 0; res->ncauses && res->place_metric >= 0 && q < res->causes[0].nmetrics; q++)
+                place_of_cause |= streq(res->causes[0].metrics[q], metric_table[res->place_metric].name);
+        if (place_of_cause && res->ncpus) {
                 strbuf_appendf(b, len, &o, " Over the whole run the difference in %s is",
                                metric_table[res->place_metric].name);
                 place_text(b, len, &o, res->cpus, res->ncpus, res->nodes, res->nnodes);
