@@ -41,6 +41,10 @@ int explain_causes(struct ex *e, struct explain_run_result *res);
 /* Their plain-words lines (explain-words.c). */
 void explain_causes_words(struct explain_run_result *res);
 
+/* 4. the whole run's place, from the top cpu counter's per-CPU totals
+ * (explain-place.c). */
+int explain_whole_run_place(struct ex *e, struct explain_run_result *res);
+
 /* 3. time: the phases, their counters and place (explain-time.c). */
 int explain_time(struct ex *e, struct explain_run_result *res);
 

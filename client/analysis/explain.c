@@ -1,46 +1,40 @@
 /* explain.c - why one run differs from its siblings.
  *
+ * In short (doc/EXPLAIN.md has it whole): each counter's excess over the
+ * siblings' range is measured in its own spread (from the siblings
+ * alone) and costed, in seconds or events at a nominal price, as a share
+ * of the run's CPU-seconds; above the floors (1.25x, 3 spreads, 1%) it is
+ * a cause; families of counters are said once, largest first
+ * (explain-causes.c), in plain words (explain-words.c).
+ *
  * Siblings: the runs named with --against, or else the other finished
  * runs with exactly the run's tags (the group `report --group-by` would
  * put it in with every tag as a key).
  *
  * 1. Context: every context key whose value in the run is not the value
- *    of every sibling (THP, NUMA balancing, kernel, ...), said first.
+ *    of every sibling (THP, NUMA balancing, kernel, ...).
  *
  * 2. Counters: each counter's rate over the whole run (its stored totals,
  *    exact at the run's boundaries) against the siblings' range [min, max].
  *    Besides the machine's counters, where the runs had their own cgroup,
+ *    the run's own (cpu.stat for user and system time, its tasks' PSI) and
  *    everything else's (interference): the machine's count minus the
  *    cgroup's for counts that add up over tasks, and the busy CPU time
  *    minus the cgroup's cpu.stat (cand_rate()); totals only, so they are
- *    ranked here and not searched in time.
+ *    not searched in time.
  *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
- *    below it, 0 inside; e is 1% of the largest of these rates (so a
- *    counter that is 0 in the siblings counts as at most ~100x) and at
- *    least three of the counter's quanta (1 count, or 1/100 s for CPU
- *    times) over the run's length.  The
- *    excess is measured in the counter's own spread: the pooled
- *    within-group standard deviation of ln(rate) over the stable groups of
- *    the database (runs with identical tags, at least two, every score with
- *    CV <= 5% and min/max >= 0.75, as report flags HIGH VARIANCE; the run's
- *    own group and groups holding a sibling left out):
- *        s^2 = sum_g sum_i (ln x_gi - mean_g)^2 / sum_g (n_g - 1),
- *    needing at least 2 degrees of freedom.  Without that, the SD of
- *    ln(rate) across the siblings (at least two); without that, the floor.
- *    The spread is never below SPREAD_FLOOR (2%), the resolution below
- *    which run-to-run differences are not worth a rank, nor below the
- *    counting noise of the excess: with a and b the counts (in quanta)
- *    of the run and of the range's edge over the run's length, and E the
- *    e above in quanta, sqrt(a / (a + E)^2 + b / (b + E)^2), the Poisson
- *    standard error of ln((a + E) / (b + E)): so a counter that
- *    is noisy from run to run needs a larger excess to rank high, and one
- *    that is perfectly steady does not win by a hair.  score = excess /
- *    spread; counters are ranked by |score|.  With a score (--score, or
- *    the run's first), each counter also gets its rate per unit of score
- *    and a consistency check over the run and its siblings: do they fall
- *    in the same order by the counter as by the score (reversed if the
- *    counter is higher in the lower-scoring run)?  "k of n" counts the
- *    runs whose two ranks agree.  With 2-4 runs this is a hint, not a test.
+ *    below it, 0 inside; e is 1% of the larger rate (a counter at 0 in the
+ *    siblings counts as at most ~100x) and at least three of the
+ *    counter's quanta (1 count, or 1/100 s of CPU time) over the run.
+ *    The spread is the SD of ln(rate) across the siblings (no other group
+ *    of the database: the same runs give the same answer in any
+ *    database), never below SPREAD_FLOOR (2%) nor below the counting
+ *    noise of the excess (spread_of()).  score = excess / spread; the
+ *    table ranks by |score|.  With a score (--score, or the run's first),
+ *    each counter also gets its rate per unit of score and a consistency
+ *    check: do the run and its siblings fall in the same order by the
+ *    counter as by the score (or the reverse)?  "k of n" counts the runs
+ *    whose two ranks agree; with 2-4 runs a hint, not a test.
  *
  * 3. Time: per-tick rates of every counter, the runs aligned by time since
  *    their start in bins of the daemon's interval.  At each offset the
@@ -87,7 +81,6 @@
 #include "stats.h"
 
 #define SPREAD_FLOOR    0.02            /* ln units: 2% */
-#define PLACE_FRACTION  0.25
 
 static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
 static int fail(char **ret_err, int r, const char *fmt, ...)
@@ -114,7 +107,6 @@ double explain_median(double *v, size_t n)
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The k-th smallest of v[0..n) (Hoare's selection; v is reordered). */
 double explain_select_kth(double *v, size_t n, size_t k)
 {
         size_t lo = 0, hi = n - 1;
@@ -158,7 +150,6 @@ static bool same_tags(const struct run_detail *a, const struct run_detail *b)
 }
 
 /* ---- loading ---- */
-
 
 static void ex_free(struct ex *e)
 {
@@ -429,6 +420,68 @@ static int cmp_counter(const void *a, const void *b)
         return (int)x->metric - (int)y->metric;
 }
 
+static void name_counter(struct explain_run_counter *c)
+{
+        const char *n = metric_table[c->metric].name;
+
+        switch (c->part) {
+        case EXPLAIN_MACHINE:
+                snprintf(c->name, sizeof c->name, "%s", n);
+                snprintf(c->key, sizeof c->key, "%s", n);
+                break;
+        case EXPLAIN_OWN:
+                snprintf(c->name, sizeof c->name, "the benchmark's %s", n);
+                snprintf(c->key, sizeof c->key, "own:%s", n);
+                break;
+        case EXPLAIN_OTHERS:
+                snprintf(c->name, sizeof c->name, "everything else: %s", n);
+                snprintf(c->key, sizeof c->key, "everything_else:%s", n);
+                break;
+        default:
+                snprintf(c->name, sizeof c->name, "everything else: cpu time");
+                snprintf(c->key, sizeof c->key, "everything_else:cpu_time");
+        }
+}
+
+/* Counter c's spread in ln units: the SD of ln(rate + eps) over the
+ * siblings' rates sibl[0..ns), at least SPREAD_FLOOR and at least the
+ * counting noise (quantum q: 1 count, or 0.01 s of CPU time) of the run's
+ * count against the range's edge [lo, hi] over dur seconds. */
+static double spread_of(struct explain_run_counter *c, const double *sibl, size_t ns, double eps, double q, double dur,
+                        double lo, double hi)
+{
+        double sp = 0, T, a, b, E, se;
+
+        c->spread_from = "floor";
+        if (ns >= 2) {
+                double mean = 0, ss = 0;
+                for (size_t i = 0; i < ns; i++)
+                        mean += log(sibl[i] + eps) / (double)ns;
+                for (size_t i = 0; i < ns; i++)
+                        ss += (log(sibl[i] + eps) - mean) * (log(sibl[i] + eps) - mean);
+                sp = sqrt(ss / (double)(ns - 1));
+                c->spread_from = "siblings";
+        }
+        if (!(sp >= SPREAD_FLOOR)) {
+                sp = SPREAD_FLOOR;
+                c->spread_from = "floor";
+        }
+        /* counting noise: over the run's length the run counts a quanta
+         * and the edge of the range it is compared with b; as Poisson
+         * counts, ln((a + E) / (b + E)) has a standard error of
+         * sqrt(a / (a + E)^2 + b / (b + E)^2) (E: eps in quanta) */
+        T = fmax(dur, 1e-3) / q;
+        a = c->run_rate * T;
+        b = (c->run_rate >= hi ? hi : lo) * T;
+        E = eps * T;
+        se = sqrt(a / ((a + E) * (a + E)) + b / ((b + E) * (b + E)));
+        if (se > sp) {
+                sp = se;
+                c->spread_from = "counting noise";
+        }
+        return sp;
+}
+
 static int do_counters(struct ex *e, struct explain_run_result *res)
 {
         size_t nfrom[2] = { 0 };
@@ -449,7 +502,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 const struct analysis_run *run = ex_run(e, 0);
                 int m = cd.m;
                 struct explain_run_counter *c = &res->counters[res->ncounters];
-                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp, run_ps, run_tot;
+                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, eps, sp, run_ps, run_tot;
                 double sibl[EXPLAIN_MAX_AGAINST];
                 size_t ns = 0, nps = 0;
                 bool nonzero, procstat;
@@ -493,19 +546,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 memset(c, 0, sizeof *c);
                 c->metric = (enum metric_id)m;
                 c->part = cd.part;
-                if (cd.part == EXPLAIN_MACHINE) {
-                        snprintf(c->name, sizeof c->name, "%s", metric_table[m].name);
-                        snprintf(c->key, sizeof c->key, "%s", metric_table[m].name);
-                } else if (cd.part == EXPLAIN_OWN) {
-                        snprintf(c->name, sizeof c->name, "the benchmark's %s", metric_table[m].name);
-                        snprintf(c->key, sizeof c->key, "own:%s", metric_table[m].name);
-                } else if (cd.part == EXPLAIN_OTHERS) {
-                        snprintf(c->name, sizeof c->name, "everything else: %s", metric_table[m].name);
-                        snprintf(c->key, sizeof c->key, "everything_else:%s", metric_table[m].name);
-                } else {
-                        snprintf(c->name, sizeof c->name, "everything else: cpu time");
-                        snprintf(c->key, sizeof c->key, "everything_else:cpu_time");
-                }
+                name_counter(c);
                 c->run_rate = run_ps;
                 c->sib_min = lo;
                 c->sib_max = hi;
@@ -515,46 +556,15 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                         c->sib_ps_min = plo;
                         c->sib_ps_max = phi;
                 }
-                top = fmax(c->run_rate, hi);
                 /* 1% of the largest, and at least three of the counter's
                  * quanta over the run, so that 0 against 2 counts is not
                  * a ratio of 100 */
-                eps = fmax(0.01 * top, 3 * (procstat ? 0.01 : 1) / fmax(run->dur, 1e-3));
+                eps = fmax(0.01 * fmax(c->run_rate, hi), 3 * (procstat ? 0.01 : 1) / fmax(run->dur, 1e-3));
                 c->excess = c->run_rate > hi   ? log((c->run_rate + eps) / (hi + eps))
                             : c->run_rate < lo ? log((c->run_rate + eps) / (lo + eps))
                                                : 0;
-                if (ns >= 2) {
-                        double mean = 0, ss = 0;
-                        for (size_t i = 0; i < ns; i++)
-                                mean += log(sibl[i] + eps) / (double)ns;
-                        for (size_t i = 0; i < ns; i++)
-                                ss += (log(sibl[i] + eps) - mean) * (log(sibl[i] + eps) - mean);
-                        sp = sqrt(ss / (double)(ns - 1));
-                        c->spread_from = "siblings";
-                        nfrom[0]++;
-                } else {
-                        sp = 0;
-                        c->spread_from = "floor";
-                        nfrom[1]++;
-                }
-                if (!(sp >= SPREAD_FLOOR)) {
-                        sp = SPREAD_FLOOR;
-                        c->spread_from = "floor";
-                }
-                /* counting noise: over the run's length the run counts
-                 * a quanta and the edge of the range it is compared with
-                 * b; as Poisson counts, ln((a + E) / (b + E)) has a
-                 * standard error of sqrt(a / (a + E)^2 + b / (b + E)^2)
-                 * (E: eps in quanta) */
-                {
-                        double q = procstat ? 0.01 : 1, T = fmax(run->dur, 1e-3) / q,
-                               a = c->run_rate * T, b = (c->run_rate >= hi ? hi : lo) * T, E = eps * T,
-                               se = sqrt(a / ((a + E) * (a + E)) + b / ((b + E) * (b + E)));
-                        if (se > sp) {
-                                sp = se;
-                                c->spread_from = "counting noise";
-                        }
-                }
+                sp = spread_of(c, sibl, ns, eps, procstat ? 0.01 : 1, run->dur, lo, hi);
+                nfrom[ns >= 2 ? 0 : 1]++;
                 c->spread = sp;
                 c->score = c->excess / sp;
                 consistency(e, c);
@@ -565,106 +575,6 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
         res->spread_note = nfrom[0] ? "spreads from the siblings themselves"
                                     : "one sibling: spreads at the 2% floor";
         return 0;
-}
-
-/* ---- 4. place ---- */
-
-/* The locations whose difference is at least PLACE_FRACTION of the
- * largest one (a storm on 64 CPUs names the 64; one hot CPU, that one),
- * ascending in *ret; none if no difference is positive. */
-static int carriers(const double *d, size_t n, int **ret, size_t *ret_n)
-{
-        int *out = calloc(n + 1, sizeof *out);
-        double max = 0;
-        size_t k = 0;
-
-        if (!out)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                max = fmax(max, d[i]);
-        for (size_t i = 0; max > 0 && i < n; i++)
-                if (d[i] >= PLACE_FRACTION * max)
-                        out[k++] = (int)i;
-        *ret = out;
-        *ret_n = k;
-        return 0;
-}
-
-/* CPU differences d[0..ncpu) (run minus siblings' median, sign set so
- * that positive is "more like the run's departure") into CPUs and nodes. */
-int explain_place_from(struct store *s, const double *d, int ncpu, int **cpus, size_t *ncpus, int **nodes,
-                      size_t *nnodes)
-{
-        _cleanup_free_ int *node = NULL;
-        _cleanup_free_ double *nd = NULL;
-        int nn = 0, maxnode = -1, r;
-
-        r = carriers(d, (size_t)ncpu, cpus, ncpus);
-        if (r < 0)
-                return r;
-        if (store_topology_get(s, &node, NULL, &nn) < 0)
-                nn = 0;
-        for (int c = 0; c < nn && c < ncpu; c++)
-                maxnode = node[c] > maxnode ? node[c] : maxnode;
-        nd = calloc((size_t)maxnode + 2, sizeof *nd);
-        if (!nd)
-                return -ENOMEM;
-        for (int c = 0; c < nn && c < ncpu; c++)
-                if (node[c] >= 0)
-                        nd[node[c]] += d[c];
-        if (maxnode < 0) {
-                *nodes = calloc(1, sizeof **nodes);
-                *nnodes = 0;
-                return *nodes ? 0 : -ENOMEM;
-        }
-        return carriers(nd, (size_t)maxnode + 1, nodes, nnodes);
-}
-
-static int whole_run_place(struct ex *e, struct explain_run_result *res)
-{
-        _cleanup_free_ double *d = NULL, *sibv = NULL;
-        int m = -1, ncpu = 0;
-        double sign;
-
-        res->place_metric = -1;
-        for (size_t i = 0; i < res->ncounters && m < 0; i++)
-                if (res->counters[i].part == EXPLAIN_MACHINE && metric_table[res->counters[i].metric].scope == SCOPE_CPU &&
-                    res->counters[i].excess != 0)
-                        m = (int)res->counters[i].metric;
-        if (m < 0)
-                return 0;
-        sign = 1;
-        for (size_t i = 0; i < res->ncounters; i++)
-                if ((int)res->counters[i].metric == m && res->counters[i].part == EXPLAIN_MACHINE)
-                        sign = res->counters[i].excess > 0 ? 1 : -1;
-        for (size_t k = 0; k <= e->nsib; k++)
-                for (size_t t = 0; t < e->full[k].ntotals; t++)
-                        if (e->full[k].totals[t].level == LEVEL_CPU && e->full[k].totals[t].loc >= ncpu &&
-                            streq(e->full[k].totals[t].metric, metric_table[m].name))
-                                ncpu = e->full[k].totals[t].loc + 1;
-        if (ncpu == 0)
-                return 0;
-        d = calloc((size_t)ncpu, sizeof *d);
-        sibv = calloc((size_t)ncpu * (e->nsib + 1), sizeof *sibv);
-        if (!d || !sibv)
-                return -ENOMEM;
-        /* per-second rates per CPU: run in d, siblings in sibv[c * nsib + j] */
-        for (size_t k = 0; k <= e->nsib; k++) {
-                double dur = ex_run(e, k)->dur;
-                for (size_t t = 0; t < e->full[k].ntotals; t++) {
-                        const struct store_total *tt = &e->full[k].totals[t];
-                        if (tt->level != LEVEL_CPU || tt->loc >= ncpu || !streq(tt->metric, metric_table[m].name))
-                                continue;
-                        if (k == 0)
-                                d[tt->loc] = dur > 0 ? tt->value / dur : 0;
-                        else
-                                sibv[(size_t)tt->loc * e->nsib + k - 1] = dur > 0 ? tt->value / dur : 0;
-                }
-        }
-        for (int c = 0; c < ncpu; c++)
-                d[c] = sign * (d[c] - explain_median(sibv + (size_t)c * e->nsib, e->nsib));
-        res->place_metric = m;
-        return explain_place_from(e->s, d, ncpu, &res->cpus, &res->ncpus, &res->nodes, &res->nnodes);
 }
 
 /* ---- the whole ---- */
@@ -739,7 +649,7 @@ int explain_run_compute(struct store *s, const char *run, const struct explain_r
         if (r >= 0)
                 r = do_counters(&e, &res);
         if (r >= 0)
-                r = whole_run_place(&e, &res);
+                r = explain_whole_run_place(&e, &res);
         if (r >= 0)
                 r = explain_time(&e, &res);
         if (r >= 0 && !res.causes)
@@ -763,7 +673,6 @@ out:
         *ret = res;
         return 0;
 }
-
 
 int explain_run_lowest(struct store *s, const struct analysis_run *runs, size_t nruns, const size_t *idx, size_t n,
                        const char *score_key, struct explain_run_result *ret, char **ret_err)
