@@ -409,10 +409,57 @@ static int fail(char **ret_err, const char *fname, unsigned line, const char *fm
         return -EINVAL;
 }
 
+/* One line, buf (comments and blanks allowed), into st.  0, or -errno
+ * with *ret_err naming fname and the line. */
+static int conf_line(struct parse_state *st, bool *seen, char *buf, const char *fname, unsigned line, char **ret_err)
+{
+        _cleanup_free_ char *err = NULL;
+        char *s, *eq, *key, *value, *hash, known[512];
+        size_t i, len = 0;
+        int r;
+
+        hash = strchr(buf, '#');
+        if (hash)
+                *hash = 0;
+        s = trim(buf);
+        if (!*s)
+                return 0;
+        eq = strchr(s, '=');
+        if (!eq)
+                return fail(ret_err, fname, line, "expected 'key = value', got '%s'", s);
+        *eq = 0;
+        key = trim(s);
+        value = trim(eq + 1);
+        for (i = 0; i < ELEMENTSOF(conf_table); i++)
+                if (streq(conf_table[i].key, key))
+                        break;
+        if (i == ELEMENTSOF(conf_table)) {
+                known[0] = 0;
+                for (size_t k = 0; k < ELEMENTSOF(conf_table); k++)
+                        strbuf_appendf(known, sizeof known, &len, "%s%s", k ? ", " : "", conf_table[k].key);
+                return fail(ret_err, fname, line, "unknown key '%s' (known: %s)", key, known);
+        }
+        if (seen[i])
+                return fail(ret_err, fname, line, "'%s' is set twice", key);
+        seen[i] = true;
+        if (!*value)
+                return fail(ret_err, fname, line, "'%s' has no value", key);
+        r = conf_table[i].handler(st, value, &err);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return fail(ret_err, fname, line, "%s", err ? err : strerror(-r));
+        if (conf_table[i].handler == set_metrics)
+                st->metrics_line = line;
+        else if (conf_table[i].handler == set_exclude)
+                st->exclude_line = line;
+        return 0;
+}
+
 int conf_parse(const char *text, size_t len, const char *fname, struct conf *out, char **ret_err)
 {
         struct parse_state st = { 0 };
-        bool seen[ELEMENTSOF(conf_table)] = { false };
+        bool seen[ELEMENTSOF(conf_table)] = { false }, any = false;
         const char *p = text, *end = text + len;
         unsigned line = 0;
         int r;
@@ -424,76 +471,29 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
 
         while (p < end) {
                 const char *eol = memchr(p, '\n', (size_t)(end - p));
-                char buf[4096], *s, *eq, *key, *value, *hash;
-                _cleanup_free_ char *err = NULL;
+                char buf[4096];
                 size_t n;
-                size_t i;
 
                 if (!eol)
                         eol = end;
                 n = (size_t)(eol - p);
                 line++;
-                if (n >= sizeof buf) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "line is too long (limit %zu bytes)", sizeof buf - 1);
-                }
-                memcpy(buf, p, n);
-                buf[n] = 0;
-                p = eol + 1;
-                if (memchr(buf, 0, n)) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "line contains a NUL byte");
-                }
-                hash = strchr(buf, '#');
-                if (hash)
-                        *hash = 0;
-                s = trim(buf);
-                if (!*s)
-                        continue;
-                eq = strchr(s, '=');
-                if (!eq) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "expected 'key = value', got '%s'", s);
-                }
-                *eq = 0;
-                key = trim(s);
-                value = trim(eq + 1);
-                for (i = 0; i < ELEMENTSOF(conf_table); i++)
-                        if (streq(conf_table[i].key, key))
-                                break;
-                if (i == ELEMENTSOF(conf_table)) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line,
-                                    "unknown key '%s' (known: interval, database, socket, control_group, retain_raw, "
-                                    "rollup_interval, retain_rollup, max_db_size, backlog_limit, wal_limit, commit_interval, "
-                                    "metrics, exclude)",
-                                    key);
-                }
-                if (seen[i]) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "'%s' is set twice", key);
-                }
-                seen[i] = true;
-                if (!*value) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "'%s' has no value", key);
-                }
-                r = conf_table[i].handler(&st, value, &err);
-                if (r == -ENOMEM) {
-                        conf_free(&st.c);
-                        return r;
+                if (n >= sizeof buf)
+                        r = fail(ret_err, fname, line, "line is too long (limit %zu bytes)", sizeof buf - 1);
+                else if (memchr(p, 0, n))
+                        r = fail(ret_err, fname, line, "line contains a NUL byte");
+                else {
+                        memcpy(buf, p, n);
+                        buf[n] = 0;
+                        r = conf_line(&st, seen, buf, fname, line, ret_err);
                 }
                 if (r < 0) {
                         conf_free(&st.c);
-                        return fail(ret_err, fname, line, "%s", err ? err : strerror(-r));
+                        return r;
                 }
-                if (conf_table[i].handler == set_metrics)
-                        st.metrics_line = line;
-                else if (conf_table[i].handler == set_exclude)
-                        st.exclude_line = line;
+                p = eol + 1;
         }
 
-        bool any = false;
         for (int m = 0; m < _M_MAX; m++) {
                 st.c.enabled[m] = st.metrics[m] && !st.exclude[m];
                 any |= st.c.enabled[m];

@@ -35,6 +35,14 @@ skip_all() { echo "1..0 # SKIP $*"; cleanup; exit 77; }
 bail() { echo "Bail out! $*"; cleanup; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for system-wide perf events"; }
+# fake_kernel: this test needs no kernel counter (what it checks is the
+# daemon's and client's own behaviour), so it runs as any user, root
+# included, on the fake kernel of daemon/sampler/fakekernel.c: software
+# events count 1000 per read on every CPU, with no perf_event_open().
+fake_kernel() {
+        need_seam SCALEMON_TEST_FAKE_KERNEL "$SCALEMOND"
+        export SCALEMON_TEST_FAKE_KERNEL=1
+}
 # need_seam VAR PROGRAM...: the test seam read from the environment
 # variable VAR is built into every PROGRAM (only with ./configure
 # --enable-test-seams); skip the whole test if not

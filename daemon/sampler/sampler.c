@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fakekernel.h"
 #include "fault.h"
 #include "log.h"
 #include "sampler-internal.h"
@@ -237,8 +238,9 @@ static void mark_disabled(struct sampler *s)
                         sampler_set_why(s, m, "disabled in the configuration");
 }
 
-/* The raw reads and the CPU map: the machine's, or simulated; then,
- * in a build with test seams, faults wrapped around them if asked for. */
+/* The raw reads and the CPU map: the machine's, or simulated; in a build
+ * with test seams, a fake kernel's counters instead of perf's
+ * (fakekernel.c) and faults wrapped around them, if asked for. */
 static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char **ret_err)
 {
         struct sim *sim = NULL;
@@ -259,8 +261,10 @@ static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char 
                         return r;
                 }
         } else {
-                s->ops = &sampler_real_ops;
+                s->ops = fake_kernel_ops() ?: &sampler_real_ops;
                 s->ctx = NULL;
+                if (s->ops != &sampler_real_ops)
+                        log_warning("perf counters from a %s: its counts are not the machine's", s->ops->name);
                 r = cpumap_read(s->sysroot, &s->map);
                 if (r < 0) {
                         if (asprintf(ret_err, "cannot read the CPU map from %s/devices/system/cpu: %s", s->sysroot,

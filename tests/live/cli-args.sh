@@ -9,7 +9,7 @@
 # a bad `run stop` or `run mark` that slipped through would change it), then
 # the usage errors again with no daemon: they must not depend on one.
 . "${srcdir:-.}/tests/lib.sh"
-need_root
+fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
 H=$(head -c 100000 /dev/zero | tr '\0' x)       # a 100 kB argument

@@ -7,7 +7,7 @@
 # yesterday, -1d and now-1h are accepted and select the same samples as
 # the equivalent absolute times.
 . "${srcdir:-.}/tests/lib.sh"
-need_root
+fake_kernel
 command -v python3 >/dev/null || skip_all "python3 not installed"
 
 INTERVAL=100ms start_daemon

@@ -7,7 +7,7 @@
 # reload with file:line; a second daemon refused because the control
 # socket is in use leaves no database file behind.
 . "${srcdir:-.}/tests/lib.sh"
-need_root
+fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v python3 >/dev/null || skip_all "python3 not installed"
 
