@@ -32,6 +32,7 @@
 
 #include "explain-internal.h"
 #include "macro.h"
+#include "store-series.h"
 
 #define SHARE_FLOOR     0.01    /* 1% of the run's CPU-seconds */
 #define RATIO_FLOOR     1.25    /* 25% above the siblings' highest */
@@ -433,5 +434,85 @@ int explain_causes(struct ex *e, struct explain_run_result *res)
                 return -ENOMEM;
         memcpy(res->causes, k, n * sizeof *k);
         res->ncauses = n;
+        return 0;
+}
+
+/* ---- another process's time window ---- */
+
+#define WINDOW_CPUS     0.5     /* CPUs above the siblings' most at the same offset */
+#define WINDOW_GAP      2       /* bins below that bridged inside a window */
+#define WINDOW_MIN      3       /* bins, at least */
+
+/* Everything else's CPU time per bin of run j: the machine's busy time
+ * (/proc/stat, all but idle and iowait) minus the cgroup's user and
+ * system time (its per-tick cpu.stat), in CPUs; false if it had none. */
+static int others_bins(struct ex *e, const struct store_tick_values *tv, size_t k, size_t nbins, int64_t iv, double *out,
+                       double *tmp)
+{
+        static const int busy[] = { M_CPU_USER, M_CPU_NICE, M_CPU_SYSTEM, M_CPU_IRQ, M_CPU_SOFTIRQ, M_CPU_STEAL };
+        const struct analysis_run *r = ex_run(e, k);
+        size_t n = tv->n < nbins ? tv->n : nbins;
+        int rc;
+
+        for (size_t i = 0; i < nbins; i++)
+                out[i] = NAN;
+        for (int pass = 0; pass < 2; pass++) {
+                rc = store_own_bins(e->s, r->info.id, pass ? M_CPU_SYSTEM : M_CPU_USER, r->info.start, iv, nbins,
+                                    tmp + (size_t)pass * nbins);
+                if (rc < 0)
+                        return rc;
+        }
+        for (size_t i = 0; i < n; i++) {
+                double b = 0;
+                if (!tv->dur[i])
+                        continue;
+                for (size_t q = 0; q < sizeof busy / sizeof busy[0]; q++)
+                        b += tv->v[(size_t)busy[q] * tv->n + i];
+                out[i] = fmax(b - tmp[i] - tmp[nbins + i], 0) / ((double)iv / 1e9);
+        }
+        return 0;
+}
+
+int explain_others_window(struct ex *e, struct explain_run_result *res, const struct store_tick_values *tv,
+                          const size_t *sibidx, size_t nruns, size_t nbins, int64_t iv)
+{
+        _cleanup_free_ double *x = calloc(nbins * (nruns + 2) + 1, sizeof *x);
+        size_t best_a = 0, best_b = 0, a = SIZE_MAX, last = 0;
+        int r = 0;
+
+        if (!x)
+                return -ENOMEM;
+        if (!ex_run(e, 0)->m[M_CPU_USER].has_own || nruns < 2)
+                return 0;
+        for (size_t j = 0; j < nruns && r >= 0; j++)
+                r = others_bins(e, &tv[j], sibidx[j], nbins, iv, x + j * nbins, x + nruns * nbins);
+        if (r < 0)
+                return r;
+        /* the bins where the run's is WINDOW_CPUS above every sibling's;
+         * the longest stretch of them, gaps of WINDOW_GAP bridged */
+        for (size_t i = 0; i <= nbins; i++) {
+                bool in = false;
+                if (i < nbins && !isnan(x[i])) {
+                        double hi = -INFINITY;
+                        for (size_t j = 1; j < nruns; j++)
+                                if (!isnan(x[j * nbins + i]))
+                                        hi = fmax(hi, x[j * nbins + i]);
+                        in = isfinite(hi) && x[i] >= hi + WINDOW_CPUS;
+                }
+                if (in) {
+                        if (a == SIZE_MAX || i > last + WINDOW_GAP + 1)
+                                a = i;
+                        last = i;
+                        if (last + 1 - a > best_b - best_a) {
+                                best_a = a;
+                                best_b = last + 1;
+                        }
+                }
+        }
+        if (best_b - best_a >= WINDOW_MIN) {
+                res->have_others_window = true;
+                res->others_from_s = (double)best_a * (double)iv / 1e9;
+                res->others_to_s = (double)best_b * (double)iv / 1e9;
+        }
         return 0;
 }

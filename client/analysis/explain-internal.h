@@ -38,6 +38,14 @@ void explain_cost(const struct analysis_run *run, struct explain_run_counter *c,
                   double edge);
 /* 5. the distinct causes, after the phases (explain-causes.c). */
 int explain_causes(struct ex *e, struct explain_run_result *res);
+/* When another process's CPU time rose: from the run's own per-tick CPU
+ * time against the machine's busy time, the longest stretch where the
+ * run's everything else is half a CPU above every sibling's at the same
+ * offset (tv[j]: run sibidx[j]'s tick values in nbins bins of iv ns;
+ * explain-causes.c). */
+struct store_tick_values;
+int explain_others_window(struct ex *e, struct explain_run_result *res, const struct store_tick_values *tv,
+                          const size_t *sibidx, size_t nruns, size_t nbins, int64_t iv);
 /* Their plain-words lines (explain-words.c). */
 void explain_causes_words(struct explain_run_result *res);
 

@@ -651,9 +651,11 @@ int explain_time(struct ex *e, struct explain_run_result *res)
         }
         if (res->nphases > 1)
                 qsort(res->phases, res->nphases, sizeof *res->phases, cmp_phase);
-        /* the causes, which take the phases they show in; then the
-         * series that show them */
-        r = explain_causes(e, res);
+        /* the causes, which take the phases they show in (and another
+         * process's, its own window); then the series that show them */
+        r = explain_others_window(e, res, tv, sibidx, nruns, nbins, iv);
+        if (r >= 0)
+                r = explain_causes(e, res);
         if (r >= 0)
                 r = keep_series(e, res, &B);
 out:

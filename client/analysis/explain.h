@@ -165,6 +165,8 @@ struct explain_run_result {
         struct explain_cause *causes;   /* distinct causes, largest first */
         size_t ncauses;
         char others_words[320];         /* everything else's CPU time, in report's words ("" if no cgroup) */
+        bool have_others_window;        /* when another process's CPU time rose (explain_others_window()) */
+        double others_from_s, others_to_s;
         const char *spread_note;        /* how the spreads were found */
         bool have_series;               /* per-tick series for the run and a sibling */
         char phases_why[160];           /* why there is no time analysis */

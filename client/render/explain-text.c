@@ -316,6 +316,9 @@ static json_t *causes_json(const struct explain_run_result *r)
                         json_array_append_new(cl, json_pack("{s:s,s:s,s:f,s:f}", "caller", k->callers[q].caller, "type",
                                                             k->callers[q].type, "wait_ms", k->callers[q].run_ms,
                                                             "siblings_wait_ms", k->callers[q].sib_ms));
+                if (k->family == FAM_OTHERS && r->have_others_window)
+                        json_object_set_new(o, "window", json_pack("{s:f,s:f}", "start_offset_s", r->others_from_s,
+                                                                   "duration_s", r->others_to_s - r->others_from_s));
                 if (k->family == FAM_LOCKS)
                         json_object_set_new(o, "callers", cl);
                 else

@@ -120,7 +120,10 @@ static void others_text(const struct explain_run_result *r, struct explain_cause
                 return;
         }
         strbuf_appendf(b, len, &o, "Another process took %.2f CPU-s", h->run_rate * r->run_dur_s);
-        when_where(r, k, b, len, &o);
+        if (r->have_others_window)
+                strbuf_appendf(b, len, &o, " from +%.1f s to +%.1f s", r->others_from_s, r->others_to_s);
+        else
+                when_where(r, k, b, len, &o);
         strbuf_appendf(b, len, &o, " (%.2f CPU-s a second, against %.2f-%.2f in the siblings; %.1f%% of the run's "
                        "CPU-seconds", h->run_rate, h->sib_min, h->sib_max,
                        100 * h->run_rate * r->run_dur_s / (r->cpu_s > 0 ? r->cpu_s : 1));

@@ -26,9 +26,13 @@ x hog hog-r2 > "$TMP/hog.json"; ok $? "explain hog-r2"
 [ "$(first '" ".join([d["causes"][0]["family"], d["causes"][0]["part"], d["causes"][0]["metrics"][0]])' hog)" = \
   "others others everything_else:cpu_time" ]
 ok $? "first cause: another process's CPU time ($(first 'd["causes"][0]["text"][:80]' hog))"
-first 'd["causes"][0]["text"]' hog | grep -Eq "^Another process took 3\.51 CPU-s \(0\.70 CPU-s a second, against 0\.11-0\.16 in the siblings; 34\.9% of the run's CPU-seconds; the benchmark's own CPU time fell by 2\.84 CPU-s; its tasks waited for a CPU 1\.82 s"
+first 'd["causes"][0]["text"]' hog | grep -Eq "^Another process took 3\.51 CPU-s from \+1\.0 s to \+4\.0 s \(0\.70 CPU-s a second, against 0\.11-0\.16 in the siblings; 34\.9% of the run's CPU-seconds; the benchmark's own CPU time fell by 2\.84 CPU-s; its tasks waited for a CPU 1\.82 s"
 ok $? "in plain words, with what the benchmark lost"
 first 'd["summary"]' hog | grep -q "^Another process took 3.51 CPU-s"; ok $? "the summary begins with it"
+# when: the hog ran from +1 s for 3 s (as record.sh started it); from the
+# run's own per-tick CPU time against the machine's busy time
+first '(d["causes"][0]["window"]["start_offset_s"], d["causes"][0]["window"]["duration_s"])' hog > "$TMP/ph"
+awk '{ gsub(/[(),]/, " "); exit !($1 >= 0.9 && $1 <= 1.3 && $2 >= 2.7 && $2 <= 3.3) }' "$TMP/ph"; ok $? "its window: the hog's +1 s for 3 s ($(cat "$TMP/ph"))"
 # report's figure, in report's words (one function writes both)
 line=$("$SCALEMONCTL" --db "$TMP/hog.db" report --since hog-r2 --until hog-r2 | grep "^  cpu time busy:" | sed 's/^  //')
 first 'd["summary"]' hog | grep -qF "The run's $line."; ok $? "the CPU time split as report says it: $line"
