@@ -13,7 +13,7 @@
 # under `perf bench sched messaging -g 4 -l 1000` run in a loop
 # (BENCH_LOADS, default "idle messaging").  Reported: each side's CPU per
 # tick and the ratio scalemond / perf stat, min/median/max over the rounds.
-# Target (issue 19): the median ratio <= 1.0 at every interval and load.
+# Target: the median ratio <= 1.0 at every interval and load.
 # scalemond commits every BENCH_COMMIT (default 10s, so that a window
 # holds whole commits; the default commit_interval, 2m, commits twelve
 # times less often and costs less still).

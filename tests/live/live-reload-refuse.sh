@@ -1,6 +1,6 @@
 #!/bin/bash
 # live-reload-refuse.sh - what scalemond does not apply, and what it
-# refuses (issue 17, item 6).  A reload that changes `database =` or
+# refuses.  A reload that changes `database =` or
 # `socket =` says that they are not applied and why (opened once, at
 # start), and the daemon goes on writing the running database; a
 # configuration that enables no metric is refused by --check-config and by

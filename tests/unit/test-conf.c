@@ -94,7 +94,7 @@ int main(void)
         bad("interval = 5ms\n", "test.conf:1: interval 5ms is out of range (10ms..1m)", "interval below 10ms");
         bad("interval = 2m\n", "out of range", "interval above 60s");
         bad("metrics = context_switches, bogus\n", "test.conf:1: unknown metric 'bogus'", "unknown metric");
-        /* issue 19: commit_interval, how much a crash may lose */
+        /* commit_interval, how much a crash may lose */
         conf_defaults(&c);
         ok(c.commit_interval_ns == CONF_DEFAULT_COMMIT, "default commit_interval");
         ok(parse("commit_interval = 30s\n", &c, &err) == 0 && c.commit_interval_ns == 30 * NS, "commit_interval 30s");
@@ -107,7 +107,7 @@ int main(void)
         bad("commit_interval = -1s\n", "test.conf:1: commit_interval '-1s' is not a duration", "commit_interval negative");
         bad("commit_interval = 1s\ncommit_interval = 2s\n", "test.conf:2: 'commit_interval' is set twice",
             "commit_interval twice");
-        /* issue 17 item 6: a set that enables nothing is refused, at the line that emptied it */
+        /* a set that enables nothing is refused, at the line that emptied it */
         bad("metrics = context_switches\nexclude = context_switches\n",
             "test.conf:2: metrics and exclude leave no metric enabled", "metrics minus exclude is empty");
         bad("exclude = context_switches\n\nmetrics = context_switches\n",
