@@ -80,6 +80,16 @@ static bool same_file(const char *a, const char *b)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* How page faults are counted here: per CPU with perf events, or only
+ * the machine's from /proc/vmstat (per_cpu_faults = no, the default). */
+static bool faults_per_cpu(const struct store_metric_row *rows, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(rows[i].name, "page_faults"))
+                        return rows[i].available;
+        return false;
+}
+
 /* What status shows: the daemon's reply (decoded) merged with what the
  * database says, computed before anything is printed. */
 struct run_host {
@@ -98,6 +108,7 @@ struct status_view {
         bool has_host;
         int64_t interval;
         int avail, unavail, disabled;
+        bool faults_per_cpu;                    /* page faults per CPU (perf events), not only the machine's */
         struct run_host *hosts;                 /* most runs first */
         size_t nhosts;
         struct proto_open_run *open_runs;       /* from live (borrowed) or the database (owned) */
@@ -190,6 +201,7 @@ static int status_gather(struct ctl *ctl, struct store *s, struct status_view *v
                         }
                 run_infos_free(open, nopen);
         }
+        v->faults_per_cpu = faults_per_cpu(rows, n);
         for (size_t i = 0; i < n; i++) {
                 if (rows[i].available)
                         v->avail++;
@@ -237,7 +249,7 @@ static json_t *status_json(struct ctl *ctl, const struct status_view *v)
                 json_array_append_new(hosts, json_pack("{s:s,s:s,s:I}", "hostname", v->hosts[i].hostname, "kernel",
                                                        v->hosts[i].kernel, "runs", (json_int_t)v->hosts[i].runs));
         return json_pack("{s:o,s:{s:s,s:I,s:i},s:{s:s,s:s,s:s,s:i,s:i},s:o,s:{s:i,s:i},s:i,"
-                         "s:{s:i,s:i,s:i},s:{s:I,s:o,s:o},s:o,s:o}",
+                         "s:{s:i,s:i,s:i,s:b},s:{s:I,s:o,s:o},s:o,s:o}",
                          "daemon", status_daemon_json(ctl, v),
                          "database", "path", ctl->db_path, "size_bytes", (json_int_t)sum->size_bytes, "schema",
                          v->schema,
@@ -248,6 +260,7 @@ static json_t *status_json(struct ctl *ctl, const struct status_view *v)
                          "cpus", "online", sum->online_cpus, "total", sum->ncpus,
                          "nodes", sum->nnodes,
                          "metrics", "available", v->avail, "unavailable", v->unavail, "disabled", v->disabled,
+                         "page_faults_per_cpu", v->faults_per_cpu,
                          "samples", "intervals", (json_int_t)sum->ticks,
                          "first", sum->ticks ? json_time(sum->first_t) : json_null(),
                          "last", sum->ticks ? json_time(sum->last_t) : json_null(),
@@ -313,6 +326,11 @@ static void status_print(struct ctl *ctl, const struct status_view *v)
                 printf("nodes:     %d\n", sum->nnodes);
                 printf("metrics:   %d available, %d unavailable, %d disabled (scalemonctl metrics)\n", v->avail,
                        v->unavail, v->disabled);
+                printf("faults:    %s\n", v->faults_per_cpu
+                                                 ? "per CPU (page_faults*, perf events: per_cpu_faults = yes) "
+                                                   "and the machine's (pgfault, pgmajfault)"
+                                                 : "the machine's only (pgfault, pgmajfault from /proc/vmstat); "
+                                                   "per CPU off: per_cpu_faults = yes in scalemon.conf");
         } else
                 printf("host:      none: no daemon has sampled into this database (imported runs only)\n");
         if (v->nhosts > 0) {
