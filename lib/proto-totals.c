@@ -62,32 +62,32 @@ static int int_array(json_t *a, int **ret, int *ret_n)
         return 0;
 }
 
+/* The reply line's object, or why not in words for the exporter's log. */
+static int parse_line(const char *text, json_t **ret, char **ret_err)
+{
+        _cleanup_free_ char *why = NULL;
+        int r = proto_reply_parse(text, ret, &why);
+
+        *ret_err = NULL;
+        if (r == -EINVAL)
+                return fail(ret_err, -EINVAL, "scalemond's reply is not JSON: %s", why ? why : "");
+        if (r == -EPROTO)
+                return fail(ret_err, -EPROTO, "scalemond refused the totals request: %s",
+                            why ? why : "no reason given (is it older than this exporter?)");
+        return r;
+}
+
 int proto_totals_decode(const char *text, struct proto_totals *ret, char **ret_err)
 {
         struct proto_totals t = { 0 };
         json_error_t jerr;
-        json_t *o, *ms, *us, *m, *v;
+        json_t *o = NULL, *ms, *us, *m, *v;
         json_int_t started = 0, sampled = 0, ticks = 0, late = 0, held = 0;
         double interval = 0;
         size_t i, k;
         int r = -EINVAL, ncpus = 0, nmap = 0;
 
-        r = proto_reply_parse(text, &o, ret_err);
-        if (r == -EINVAL) {
-                char *why = *ret_err;
-                *ret_err = NULL;
-                r = fail(ret_err, -EINVAL, "scalemond's reply is not JSON: %s", why ? why : "");
-                free(why);
-                return r;
-        }
-        if (r == -EPROTO) {
-                char *why = *ret_err;
-                *ret_err = NULL;
-                r = fail(ret_err, -EPROTO, "scalemond refused the totals request: %s",
-                         why ? why : "no reason given (is it older than this exporter?)");
-                free(why);
-                return r;
-        }
+        r = parse_line(text, &o, ret_err);
         if (r < 0)
                 goto out;
         r = -EINVAL;
