@@ -74,7 +74,9 @@ static int get_time(json_t *o, const char *key, bool required, char ret[PROTO_TI
         ret[0] = 0;
         if (!s)
                 return required ? -EINVAL : 0;
-        snprintf(ret, PROTO_TIME_LEN, "%s", s);
+        if (strlen(s) >= PROTO_TIME_LEN)
+                return -EINVAL;         /* not a time the daemon writes */
+        memcpy(ret, s, strlen(s) + 1);
         return 0;
 }
 
