@@ -17,6 +17,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "head.h"
 #include "macro.h"
 #include "packed-sql.h"
 #include "packed.h"
@@ -712,11 +713,22 @@ int store_rollback(struct store *s)
         return store_exec(s, "ROLLBACK");
 }
 
+void store_capture(struct store *s, struct head_buf *b)
+{
+        s->capture = b;
+}
+
 int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_tick)
 {
-        sqlite3_stmt *st = store_stmt(s, STMT_ADD_TICK, "INSERT INTO tick (t, dur) VALUES (?1, ?2)");
+        sqlite3_stmt *st;
         int r;
 
+        if (s->capture) {
+                head_put_tick(s->capture, s->capture->tick_id, t_ns, dur_ns);
+                *ret_tick = s->capture->tick_id;
+                return s->capture->err;
+        }
+        st = store_stmt(s, STMT_ADD_TICK, "INSERT INTO tick (t, dur) VALUES (?1, ?2)");
         if (!st)
                 return -EIO;
         sqlite3_bind_int64(st, 1, t_ns);
@@ -740,6 +752,10 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
                 return 0;
         if (!s->metric_rowid[m])
                 return -ENOENT;
+        if (s->capture) {
+                head_put_sample(s->capture, s->metric_rowid[m], loc, value, is_null);
+                return s->capture->err;
+        }
         st = store_stmt(s, STMT_ADD_SAMPLE, "INSERT INTO sample (metric, tick, loc, value) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
@@ -764,6 +780,10 @@ int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric
                 return 0;
         if (!s->metric_rowid[m])
                 return -ENOENT;
+        if (s->capture) {
+                head_put_own(s->capture, run, s->metric_rowid[m], value);
+                return s->capture->err;
+        }
         st = store_stmt(s, STMT_ADD_OWN, "INSERT OR REPLACE INTO run_own_sample (run, tick, metric, value) "
                                          "VALUES (?1, ?2, ?3, ?4)");
         if (!st)
@@ -813,6 +833,10 @@ int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const 
         r = packed_encode(vals, nulls, ncpus, s->packbuf, s->packcap, &len);
         if (r < 0)
                 return r;
+        if (s->capture) {
+                head_put_cpu(s->capture, s->metric_rowid[m], total, null, s->packbuf, len);
+                return s->capture->err;
+        }
         st = store_stmt(s, STMT_ADD_CPU, "INSERT INTO cpu_sample (tick, metric, total, vals) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
@@ -830,9 +854,14 @@ int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const 
 
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty)
 {
-        sqlite3_stmt *st = store_stmt(s, STMT_ADD_MUX, "INSERT INTO mux (tick, cpu, grp, duty) VALUES (?1, ?2, ?3, ?4)");
+        sqlite3_stmt *st;
         int r;
 
+        if (s->capture) {
+                head_put_mux(s->capture, cpu, grp, duty);
+                return s->capture->err;
+        }
+        st = store_stmt(s, STMT_ADD_MUX, "INSERT INTO mux (tick, cpu, grp, duty) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
         sqlite3_bind_int64(st, 1, tick);
@@ -846,9 +875,14 @@ int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, doubl
 
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail)
 {
-        sqlite3_stmt *st = store_stmt(s, STMT_ADD_EVENT, "INSERT INTO event (t, kind, cpu, detail) VALUES (?1, ?2, ?3, ?4)");
+        sqlite3_stmt *st;
         int r;
 
+        if (s->capture) {
+                head_put_event(s->capture, t_ns, kind, cpu, detail);
+                return s->capture->err;
+        }
+        st = store_stmt(s, STMT_ADD_EVENT, "INSERT INTO event (t, kind, cpu, detail) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
         sqlite3_bind_int64(st, 1, t_ns);
