@@ -15,6 +15,9 @@
 # behind another of everything else's) is a TAP TODO for now (see below).
 # report --group-by --explain shows the candidate too.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v stress-ng >/dev/null || skip_all "stress-ng not installed"
 command -v perf >/dev/null || skip_all "perf (linux-perf) not installed: it measures the hog"
