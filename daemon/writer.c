@@ -193,8 +193,17 @@ static void head_append(struct writer *w, const struct tick *t, size_t i)
 
 static void head_truncate(struct writer *w)
 {
+        int r;
+
         if (w->head_fd < 0 || w->head_size == HEAD_HEADER_SIZE)
                 return;
+        /* the commit on disk before the head is emptied: a power loss
+         * must not find the head empty and the commit not there */
+        r = store_sync_wal(w->store);
+        if (r < 0) {
+                head_failed(w, r, "sync the write-ahead log before emptying");
+                return;
+        }
         if (ftruncate(w->head_fd, HEAD_HEADER_SIZE) < 0) {
                 head_failed(w, -errno, "empty");
                 return;
@@ -208,8 +217,11 @@ static void head_rewrite(struct writer *w)
 {
         if (w->head_fd < 0)
                 return;
-        w->head_size = -1;      /* forces the truncate */
-        head_truncate(w);
+        if (ftruncate(w->head_fd, HEAD_HEADER_SIZE) < 0) {
+                head_failed(w, -errno, "empty");
+                return;
+        }
+        w->head_size = HEAD_HEADER_SIZE;
         for (size_t i = 0; i < w->nbatch; i++)
                 head_append(w, &w->batch[i], i);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "head.h"
 #include "macro.h"
@@ -930,6 +931,22 @@ int64_t store_wal_size(struct store *s)
         if ((size_t)snprintf(path, sizeof path, "%s-wal", s->path) >= sizeof path || stat(path, &st) < 0)
                 return 0;
         return (int64_t)st.st_size;
+}
+
+int store_sync_wal(struct store *s)
+{
+        char path[PATH_MAX];
+        int fd, r = 0;
+
+        if ((size_t)snprintf(path, sizeof path, "%s-wal", s->path) >= sizeof path)
+                return -ENAMETOOLONG;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (fdatasync(fd) < 0)
+                r = -errno;
+        close(fd);
+        return r;
 }
 
 int store_wal_reset(struct store *s)

@@ -115,6 +115,9 @@ int64_t store_memory_used(void);
 int64_t store_wal_size(struct store *s);
 /* Copy the whole WAL into the database and truncate it, without waiting:
  * 1 if done, 0 if a reader still uses it (try later). */
+/* fdatasync() the write-ahead log: the commits so far survive a power
+ * loss (synchronous = NORMAL syncs it at checkpoints only). */
+int store_sync_wal(struct store *s);
 int store_wal_reset(struct store *s);
 /* Retention (store-retain.c, schema 0005).  Ticks from a run's start
  * tick to its end tick (to the newest, while it runs) are never merged
