@@ -80,6 +80,23 @@ static void put_u(struct head_buf *b, uint64_t v, int bytes)
                 p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* unsigned LEB128; signed values zigzag-encoded first */
+static void put_uv(struct head_buf *b, uint64_t v)
+{
+        do {
+                uint8_t *p = grow(b, 1);
+                if (!p)
+                        return;
+                *p = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+                v >>= 7;
+        } while (v);
+}
+
+static void put_sv(struct head_buf *b, int64_t v)
+{
+        put_uv(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
 static void put_f64(struct head_buf *b, double d)
 {
         uint64_t v;
@@ -101,7 +118,7 @@ static void put_str(struct head_buf *b, const char *s)
         size_t n = s ? strlen(s) + 1 : 0;
 
         n = MIN(n, (size_t)UINT16_MAX);
-        put_u(b, n, 2);
+        put_uv(b, n);
         put_bytes(b, s, n);
         if (n && b->p && !b->err)
                 b->p[b->len - 1] = 0;
@@ -137,42 +154,42 @@ void head_put_tick(struct head_buf *b, int64_t id, int64_t t, int64_t dur)
         put_u(b, 0, 8);                 /* length and CRC, by head_finish() */
         b->open = !b->err;
         put_u(b, HEAD_TICK, 1);
-        put_u(b, (uint64_t)id, 8);
-        put_u(b, (uint64_t)t, 8);
-        put_u(b, (uint64_t)dur, 8);
+        put_sv(b, id);
+        put_sv(b, t);
+        put_sv(b, dur);
 }
 
 void head_put_sample(struct head_buf *b, int64_t metric, int loc, int64_t value, bool null)
 {
         put_u(b, HEAD_SAMPLE, 1);
-        put_u(b, (uint64_t)metric, 8);
-        put_u(b, (uint32_t)loc, 4);
+        put_sv(b, metric);
+        put_sv(b, loc);
         put_u(b, null, 1);
-        put_u(b, (uint64_t)value, 8);
+        put_sv(b, value);
 }
 
 void head_put_cpu(struct head_buf *b, int64_t metric, int64_t total, bool total_null, const uint8_t *vals, size_t n)
 {
         put_u(b, HEAD_CPU, 1);
-        put_u(b, (uint64_t)metric, 8);
+        put_sv(b, metric);
         put_u(b, total_null, 1);
-        put_u(b, (uint64_t)total, 8);
-        put_u(b, (uint32_t)n, 4);
+        put_sv(b, total);
+        put_uv(b, n);
         put_bytes(b, vals, n);
 }
 
 void head_put_own(struct head_buf *b, int64_t run, int64_t metric, double value)
 {
         put_u(b, HEAD_OWN, 1);
-        put_u(b, (uint64_t)run, 8);
-        put_u(b, (uint64_t)metric, 8);
+        put_sv(b, run);
+        put_sv(b, metric);
         put_f64(b, value);
 }
 
 void head_put_mux(struct head_buf *b, int cpu, const char *grp, double duty)
 {
         put_u(b, HEAD_MUX, 1);
-        put_u(b, (uint32_t)cpu, 4);
+        put_sv(b, cpu);
         put_f64(b, duty);
         put_str(b, grp);
 }
@@ -180,8 +197,8 @@ void head_put_mux(struct head_buf *b, int cpu, const char *grp, double duty)
 void head_put_event(struct head_buf *b, int64_t t, const char *kind, int cpu, const char *detail)
 {
         put_u(b, HEAD_EVENT, 1);
-        put_u(b, (uint64_t)t, 8);
-        put_u(b, (uint32_t)cpu, 4);
+        put_sv(b, t);
+        put_sv(b, cpu);
         put_str(b, kind);
         put_str(b, detail);
 }
@@ -249,15 +266,73 @@ static const uint8_t *take(struct head_iter *it, size_t n)
         return p;
 }
 
-static const char *take_str(struct head_iter *it)
+/* A varint of the record: false past its end or over 64 bits. */
+static bool take_uv(struct head_iter *it, uint64_t *ret)
 {
-        const uint8_t *p = take(it, 2);
-        const uint8_t *s;
-        size_t n;
+        uint64_t v = 0;
+
+        for (int shift = 0; shift < 64; shift += 7) {
+                const uint8_t *p = take(it, 1);
+                if (!p)
+                        return false;
+                v |= (uint64_t)(*p & 0x7f) << shift;
+                if (!(*p & 0x80)) {
+                        *ret = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+static bool take_sv(struct head_iter *it, int64_t *ret)
+{
+        uint64_t u;
+
+        if (!take_uv(it, &u))
+                return false;
+        *ret = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+        return true;
+}
+
+static bool take_int(struct head_iter *it, int *ret)
+{
+        int64_t v;
+
+        if (!take_sv(it, &v) || v < INT32_MIN || v > INT32_MAX)
+                return false;
+        *ret = (int)v;
+        return true;
+}
+
+static bool take_f64(struct head_iter *it, double *ret)
+{
+        const uint8_t *p = take(it, 8);
+        uint64_t v;
 
         if (!p)
+                return false;
+        v = get_u(p, 8);
+        memcpy(ret, &v, sizeof v);
+        return true;
+}
+
+static bool take_flag(struct head_iter *it, bool *ret)
+{
+        const uint8_t *p = take(it, 1);
+
+        if (!p || *p > 1)
+                return false;
+        *ret = *p;
+        return true;
+}
+
+static const char *take_str(struct head_iter *it)
+{
+        const uint8_t *s;
+        uint64_t n;
+
+        if (!take_uv(it, &n) || n > UINT16_MAX)
                 return NULL;
-        n = (size_t)get_u(p, 2);
         if (n == 0)
                 return "";
         s = take(it, n);
@@ -266,65 +341,39 @@ static const char *take_str(struct head_iter *it)
 
 static int read_row(struct head_iter *it, struct head_row *r, int kind)
 {
-        const uint8_t *p;
+        uint64_t n = 0;
+        bool ok;
 
         switch (kind) {
         case HEAD_TICK:
-                if (!(p = take(it, 24)))
-                        return -EBADMSG;
-                r->tick = it->tick = (int64_t)get_u(p, 8);
-                r->t = (int64_t)get_u(p + 8, 8);
-                r->dur = (int64_t)get_u(p + 16, 8);
-                return 1;
+                ok = take_sv(it, &r->tick) && take_sv(it, &r->t) && take_sv(it, &r->dur);
+                it->tick = r->tick;
+                break;
         case HEAD_SAMPLE:
-                if (!(p = take(it, 21)))
-                        return -EBADMSG;
-                r->metric = (int64_t)get_u(p, 8);
-                r->loc = (int)(int32_t)get_u(p + 8, 4);
-                r->null = p[12] != 0;
-                r->value = (int64_t)get_u(p + 13, 8);
-                return 1;
+                ok = take_sv(it, &r->metric) && take_int(it, &r->loc) && take_flag(it, &r->null) &&
+                     take_sv(it, &r->value);
+                break;
         case HEAD_CPU:
-                if (!(p = take(it, 21)))
-                        return -EBADMSG;
-                r->metric = (int64_t)get_u(p, 8);
-                r->null = p[8] != 0;
-                r->value = (int64_t)get_u(p + 9, 8);
-                r->blob_len = (size_t)get_u(p + 17, 4);
-                return (r->blob = take(it, r->blob_len)) ? 1 : -EBADMSG;
-        case HEAD_OWN: {
-                uint64_t v;
-                if (!(p = take(it, 24)))
-                        return -EBADMSG;
-                r->run = (int64_t)get_u(p, 8);
-                r->metric = (int64_t)get_u(p + 8, 8);
-                v = get_u(p + 16, 8);
-                memcpy(&r->dval, &v, sizeof v);
-                return 1;
-        }
-        case HEAD_MUX: {
-                uint64_t v;
-                if (!(p = take(it, 12)))
-                        return -EBADMSG;
-                r->loc = (int)(int32_t)get_u(p, 4);
-                v = get_u(p + 4, 8);
-                memcpy(&r->dval, &v, sizeof v);
-                return (r->text = take_str(it)) ? 1 : -EBADMSG;
-        }
+                ok = take_sv(it, &r->metric) && take_flag(it, &r->null) && take_sv(it, &r->value) &&
+                     take_uv(it, &n) && n <= it->rec_end - it->row && (r->blob = take(it, (size_t)n));
+                r->blob_len = (size_t)n;
+                break;
+        case HEAD_OWN:
+                ok = take_sv(it, &r->run) && take_sv(it, &r->metric) && take_f64(it, &r->dval);
+                break;
+        case HEAD_MUX:
+                ok = take_int(it, &r->loc) && take_f64(it, &r->dval) && (r->text = take_str(it));
+                break;
         case HEAD_EVENT:
-                if (!(p = take(it, 12)))
-                        return -EBADMSG;
-                r->t = (int64_t)get_u(p, 8);
-                r->loc = (int)(int32_t)get_u(p + 8, 4);
-                r->text = take_str(it);
-                r->text2 = take_str(it);
-                if (!r->text || !r->text2)
-                        return -EBADMSG;
-                if (!r->text2[0])
+                ok = take_sv(it, &r->t) && take_int(it, &r->loc) && (r->text = take_str(it)) &&
+                     (r->text2 = take_str(it));
+                if (ok && !r->text2[0])
                         r->text2 = NULL;
-                return 1;
+                break;
+        default:
+                ok = false;
         }
-        return -EBADMSG;
+        return ok ? 1 : -EBADMSG;
 }
 
 int head_iter_next(struct head_iter *it, struct head_row *row)

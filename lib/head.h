@@ -8,13 +8,15 @@
  *   header   "SMHEAD\r\n" (8 bytes), u32 version, u32 header size (32),
  *            u64 the database's head_id (meta), u64 reserved (0)
  *   record   u32 payload length, u32 CRC-32 of the payload, payload
- *   payload  rows, each a kind byte and its fields; the first is the tick:
- *     'T' i64 tick id (the id the tick gets in the database), i64 t, i64 dur
- *     'S' i64 metric.id, i32 loc, u8 null, i64 value            (sample)
- *     'C' i64 metric.id, u8 total null, i64 total, u32 n, n bytes (cpu_sample)
- *     'O' i64 run, i64 metric.id, f64 value                     (run_own_sample)
- *     'M' i32 cpu, f64 duty, u16 n, n bytes grp with its NUL     (mux)
- *     'E' i64 t, i32 cpu (-1: none), u16 n, kind with its NUL, u16 n,
+ *   payload  rows, each a kind byte and its fields; the first is the tick.
+ *            Integers are LEB128 varints, zigzag-encoded (v: signed);
+ *            u8 is a byte (a flag, 0 or 1), f64 an IEEE double (LE):
+ *     'T' v tick id (the id the tick gets in the database), v t, v dur
+ *     'S' v metric.id, v loc, u8 null, v value                  (sample)
+ *     'C' v metric.id, u8 total null, v total, v n, n bytes     (cpu_sample)
+ *     'O' v run, v metric.id, f64 value                         (run_own_sample)
+ *     'M' v cpu, f64 duty, v n, n bytes grp with its NUL         (mux)
+ *     'E' v t, v cpu (-1: none), v n, kind with its NUL, v n,
  *         detail with its NUL (n = 0: none)                      (event)
  *
  * A last record cut short or failing its CRC is a torn write (a crash in
