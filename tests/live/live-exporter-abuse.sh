@@ -9,6 +9,9 @@
 # right after, and scalemond's ticks are unaffected (no interval more than
 # one late, as fault-load.sh judges it).
 . "$srcdir/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v curl >/dev/null || skip_all "no curl"
 EXPORTER=$top_builddir/scalemon-exporter

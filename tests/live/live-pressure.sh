@@ -15,6 +15,9 @@
 # (/proc/stat's processes), whose run_delay is gone with it, a bound of
 # 30 ms (on a quiet machine such a task waits a few scheduler slices).
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 [ -r /proc/pressure/cpu ] || skip_all "no /proc/pressure/cpu (kernel without CONFIG_PSI, or psi=0)"
 ncpu=$(getconf _NPROCESSORS_ONLN)
