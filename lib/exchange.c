@@ -704,7 +704,7 @@ static int name_taken(struct store *s, const char *name, int64_t host, int64_t s
         return r;
 }
 
-/* The name a run gets here (issue 18: hosts in one database): its own; or,
+/* The name a run gets here (hosts share one database): its own; or,
  * when another host's run has it, NAME:HOSTNAME.  Returns 1 to skip it (it
  * is here already), 0 with ri->name set (*buf may hold it), or -EEXIST
  * with *ret_err when this host used the name for another run. */

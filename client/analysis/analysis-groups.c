@@ -207,7 +207,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                                 goto oom;
                         var_fill(&v[nv++], runs, idx, n, m, kind);
                 }
-        /* interference (issue 15): where runs had their own cgroup, what
+        /* interference: where runs had their own cgroup, what
          * everything else on the machine did meanwhile: the busy CPU time
          * minus the run's own, and each count the cgroup counted too
          * minus its part (PSI is no sum over cgroups: left out) */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# fault-commit.sh - what a crash may lose with commit_interval (issue 19).
+# fault-commit.sh - what a crash may lose with commit_interval.
 # At 100 ms with commit_interval = 3s: the database advances in commits
 # about 3 s apart, not every tick, while the status request says the
 # newest tick sampled; run boundaries are written at once; kill -9 two

@@ -1,6 +1,6 @@
 #!/bin/bash
 # live-query-subsec.sh - query times below a second, and the WHEN words
-# people type (issue 17, item 10).  With --step 500ms every row has its own
+# people type.  With --step 500ms every row has its own
 # time: the table prints milliseconds (and whole seconds again for a step of
 # a second or more), CSV and JSON carry RFC 3339 times with the fraction,
 # and consecutive times are exactly the step apart.  --since today,

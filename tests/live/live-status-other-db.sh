@@ -1,6 +1,6 @@
 #!/bin/bash
 # live-status-other-db.sh - `scalemonctl --db OTHER status` while a daemon
-# writes another database (issue 17, item 7).  The daemon at the socket
+# writes another database.  The daemon at the socket
 # says which database it writes; status compares it with --db by inode
 # (not by spelling: a symlink or a relative path is the same file) and on
 # an imported copy says that no daemon writes it, instead of showing that

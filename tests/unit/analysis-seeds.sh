@@ -42,7 +42,7 @@ top=$(g 2 80 "['metrics_vs_baseline'][0]['metric']")
 [ "$top" = lock_contentions ]; ok $? "the counter that moved most against the baseline comes first ($top)"
 sm aim7 report --group-by config,ways --baseline config=1 --explain > "$TMP/aim7.txt"
 grep -q "config=2 ways=80 .*HIGH VARIANCE .*regression" "$TMP/aim7.txt"; ok $? "table: HIGH VARIANCE and the verdict at a glance"
-# (issue 17 item 4: the row shows both views and which one ranked it)
+# (the row shows both views and which one ranked it)
 grep -Eq "lock_contentions/s +rho/s=-1.00 +rho/jobs_per_min=-1.00 +n=18 +p=.*\(ranked per (second|unit of score)\)" "$TMP/aim7.txt"
 ok $? "table: 'lock_contentions/s  rho/s=-1.00  rho/jobs_per_min=-1.00  n=18  p=...  (ranked ...)'"
 sm aim7 --format csv report --group-by config,ways --baseline config=1 > "$TMP/aim7.csv"
@@ -98,7 +98,7 @@ sm thp report --group-by thp,cores --baseline thp=off --lower-is-better seconds 
 grep -q "sys_s  22.96x" "$TMP/thp.txt"; ok $? "table: 'sys_s  22.96x'"
 grep -Eq "thp_fault_alloc +new" "$TMP/thp.txt"; ok $? "table: thp_fault_alloc new with THP on"
 
-# --- issue 17: what a first real study tripped over (tests/fixtures/study.json, gen-study.py) ---
+# --- what a first real study tripped over (tests/fixtures/study.json, gen-study.py) ---
 sm study import "$srcdir/tests/fixtures/study.json" >/dev/null; ok $? "import the study fixture"
 # 1: seconds where lower is better, work growing with N (messaging -g N)
 out=$(sm study curve --by groups --tag bench=messaging 2>&1); rc=$?
