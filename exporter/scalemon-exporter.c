@@ -5,7 +5,8 @@
  * socket and reads runs from the database read-only, per scrape.
  * libmicrohttpd does the HTTP, in one internal thread, so one scrape is
  * worked on at a time; every connection is bounded (connection count,
- * request size, idle timeout), and libmicrohttpd's complaints about bad
+ * request size, idle timeout), at the connection limit the one waiting
+ * longest for a request makes room (conns.h), and complaints about bad
  * clients are logged once a minute at most, with a count.
  *
  * Under systemd the listening socket comes from scalemon-exporter.socket
@@ -356,7 +357,8 @@ static void help(void)
                "      --per cpu|node       cpu counters per CPU (default), or summed per NUMA node\n"
                "      --runs-since DUR     runs that started within DUR (default 7d), and any still running\n"
                "      --max-runs N         at most the newest N of those (default %d)\n"
-               "      --max-connections N  connections at once (default %d); more are closed at once\n"
+               "      --max-connections N  connections at once (default %d); at the limit the one that has\n"
+               "                           waited longest for a request is closed\n"
                "      --timeout DUR        close a connection idle this long (default %ds)\n"
                "  -h, --help               this text\n"
                "      --version            the version\n\n"
