@@ -33,7 +33,12 @@ void conf_defaults(struct conf *c)
         c->wal_limit = CONF_DEFAULT_WAL;
         c->commit_interval_ns = CONF_DEFAULT_COMMIT;
         for (int m = 0; m < _M_MAX; m++)
-                c->enabled[m] = true;
+                c->enabled[m] = !conf_fault_event(m);
+}
+
+bool conf_fault_event(int metric)
+{
+        return metric == M_PAGE_FAULTS || metric == M_PAGE_FAULTS_MINOR || metric == M_PAGE_FAULTS_MAJOR;
 }
 
 void conf_free(struct conf *c)
@@ -288,6 +293,16 @@ static int set_commit_interval(struct parse_state *st, const char *value, char *
         return 0;
 }
 
+static int set_per_cpu_faults(struct parse_state *st, const char *value, char **ret_err)
+{
+        if (streq(value, "yes") || streq(value, "no")) {
+                st->c.per_cpu_faults = streq(value, "yes");
+                return 0;
+        }
+        why(ret_err, "per_cpu_faults '%s' is neither yes nor no", value);
+        return -EINVAL;
+}
+
 static int set_max_db_size(struct parse_state *st, const char *value, char **ret_err)
 {
         int64_t v;
@@ -382,6 +397,7 @@ static const struct {
         { "commit_interval", set_commit_interval },
         { "metrics",         set_metrics },
         { "exclude",         set_exclude },
+        { "per_cpu_faults",  set_per_cpu_faults },
 };
 
 static char *trim(char *s)
@@ -468,6 +484,8 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
         if (r < 0)
                 return r;
         memcpy(st.metrics, st.c.enabled, sizeof st.metrics);
+        for (int m = 0; m < _M_MAX; m++)
+                st.metrics[m] |= conf_fault_event(m);  /* in the set; per_cpu_faults decides */
 
         while (p < end) {
                 const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -495,15 +513,20 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
         }
 
         for (int m = 0; m < _M_MAX; m++) {
-                st.c.enabled[m] = st.metrics[m] && !st.exclude[m];
+                st.c.enabled[m] = st.metrics[m] && !st.exclude[m] && (st.c.per_cpu_faults || !conf_fault_event(m));
                 any |= st.c.enabled[m];
         }
         if (!any) {
                 /* a daemon that samples nothing is a mistake, not a setting:
                  * named at the line that emptied the set */
                 unsigned at = MAX(st.metrics_line, st.exclude_line);
+                bool faults_only = false;       /* empty only because per_cpu_faults = no */
+                for (int m = 0; m < _M_MAX; m++)
+                        faults_only |= st.metrics[m] && !st.exclude[m] && conf_fault_event(m);
                 conf_free(&st.c);
                 return fail(ret_err, fname, at ? at : line,
+                            faults_only ? "metrics names only page-fault events, which are counted per CPU only "
+                                          "with per_cpu_faults = yes (pgfault and pgmajfault count the machine's)" :
                             st.exclude_line ? "metrics and exclude leave no metric enabled: exclude removes "
                                               "every metric that metrics names"
                                             : "no metric enabled: give metrics = all or a list of names");

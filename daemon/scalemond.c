@@ -262,9 +262,9 @@ int main(int argc, char **argv)
                 for (int i = 0; i < _M_MAX; i++)
                         n += conf.enabled[i];
                 duration_format(conf.interval_ns, iv, sizeof iv);
-                printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled)\n",
+                printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled%s)\n",
                        access(src->path, F_OK) == 0 ? src->path : "defaults", iv, conf.database, conf.socket,
-                       n, (int)_M_MAX);
+                       n, (int)_M_MAX, conf.per_cpu_faults ? "" : "; per-CPU fault events off: per_cpu_faults = no");
                 goto out;
         }
 

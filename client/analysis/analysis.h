@@ -104,6 +104,11 @@ bool analysis_own_is_part(int m);
  * cpu_system, whose split is analysis_own_cpu's others_s). */
 bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
 bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
+/* The CPU time split in the words report and explain both use: "cpu time
+ * busy: B CPU-s, the benchmark O (user U, system S), everything else E
+ * CPU-s", or "... everything else not measurable (...)" where the
+ * cgroup's exact count exceeds /proc/stat's busy time. */
+void analysis_own_cpu_words(const struct analysis_own_cpu *c, char *buf, size_t len);
 
 /* Rates, spread across CPUs and CPU time of one run, from its totals. */
 void analysis_compute(struct analysis_run *r);

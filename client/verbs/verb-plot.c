@@ -334,7 +334,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
  * its siblings' range, in units of the siblings' mean; phases shaded. */
 static int kind_explain(struct ctl *ctl, struct popts *o, struct chart *p)
 {
-        struct explain_run_opts eo = { .keep_series = 3, .score = o->score };
+        struct explain_run_opts eo = { .keep_series = EXPLAIN_KEEP_MAX, .score = o->score };
         struct explain_run_result res;
         _cleanup_free_ char *err = NULL;
         const char *why;

@@ -233,9 +233,15 @@ struct sampler *sampler_free(struct sampler *s)
 
 static void mark_disabled(struct sampler *s)
 {
-        for (int m = 0; m < _M_MAX; m++)
-                if (!s->enabled[m])
+        for (int m = 0; m < _M_MAX; m++) {
+                if (s->enabled[m])
+                        continue;
+                if (m == M_PAGE_FAULTS || m == M_PAGE_FAULTS_MINOR || m == M_PAGE_FAULTS_MAJOR)
+                        sampler_set_why(s, m, "disabled: per-CPU fault events cost every page fault; "
+                                        "per_cpu_faults = yes in scalemon.conf counts them (pgfault, pgmajfault: the machine's)");
+                else
                         sampler_set_why(s, m, "disabled in the configuration");
+        }
 }
 
 /* The raw reads and the CPU map: the machine's, or simulated; in a build

@@ -8,7 +8,7 @@
 # than in the first third plus 512 KiB (plus the 1 MiB ASan keeps in its
 # quarantine of freed blocks, in the sanitizer build), and SQLite stays
 # under 8 MiB.  In the
-# sanitizer build (make check-faults in CI) LeakSanitizer checks for leaks
+# sanitizer build LeakSanitizer checks for leaks
 # at exit (a leak makes the daemon exit non-zero), with ASan's quarantine
 # kept small so that the resident size means something.
 . "${srcdir:-.}/tests/lib.sh"

@@ -31,23 +31,37 @@ task_delays() {
 
 start_daemon
 sleep 0.3
-task_delays > "$TMP/tasks0"; f0=$(awk '$1 == "processes" { print $2 }' /proc/stat)
-t0=$(now_ns); p0=$(psi_some); [ -r /proc/schedstat ] && q0=$(rq_sum)
-# the hogs: H busy loops for SECS seconds, as the run's workload; each
-# one's run_delay is read just before it is killed
-ctl run exec psi-hog -- sh -c "pids=; for i in \$(seq $H); do ( while :; do :; done ) & pids=\"\$pids \$!\"; done
-        sleep $SECS; for p in \$pids; do read -r _ d _ < /proc/\$p/schedstat; echo \"\$p \$d\"; done > $TMP/hogs
-        kill \$pids; wait" >/dev/null 2>&1; rc=$?
-p1=$(psi_some); [ -r /proc/schedstat ] && q1=$(rq_sum); t1=$(now_ns)
-task_delays > "$TMP/tasks1"; f1=$(awk '$1 == "processes" { print $2 }' /proc/stat)
+# One try: the hogs as a run's workload, /proc read around it; passes when
+# the run's psi_cpu_some_us reaches 90% of the hogs' time.  PSI counts
+# machine-wide and, in a VM, only while this guest's vCPUs run: a host or
+# another process that takes the CPUs away lowers the kernel's own "some"
+# total too (seen on the shared test machine: the kernel's delta 2.55 s
+# over 3.05 s, the run's equal to it), so the measurement is taken afresh
+# up to 3 times; the check fails when no try reaches 90%.  The other
+# checks judge the last try against /proc's numbers of the same try.
+try=0
+hog_run() {
+        try=$((try + 1)); name=psi-hog-$try
+        task_delays > "$TMP/tasks0"; f0=$(awk '$1 == "processes" { print $2 }' /proc/stat)
+        t0=$(now_ns); p0=$(psi_some); [ -r /proc/schedstat ] && q0=$(rq_sum)
+        # the hogs: H busy loops for SECS seconds, as the run's workload; each
+        # one's run_delay is read just before it is killed
+        ctl run exec "$name" -- sh -c "pids=; for i in \$(seq $H); do ( while :; do :; done ) & pids=\"\$pids \$!\"; done
+                sleep $SECS; for p in \$pids; do read -r _ d _ < /proc/\$p/schedstat; echo \"\$p \$d\"; done > $TMP/hogs
+                kill \$pids; wait" >/dev/null 2>&1; rc=$?
+        p1=$(psi_some); [ -r /proc/schedstat ] && q1=$(rq_sum); t1=$(now_ns)
+        task_delays > "$TMP/tasks1"; f1=$(awk '$1 == "processes" { print $2 }' /proc/stat)
+        [ "$rc" = 0 ] || return 1
+        j=$(ctl --format json report --since "$name" --until "$name")
+        dur=$(echo "$j" | jpy 'd["runs"][0]["duration_s"]')
+        run=$(echo "$j" | jpy 'round(d["runs"][0]["metrics"]["psi_cpu_some_us"]["total"])')
+        win_us=$(( (t1 - t0) / 1000 )); own=$((p1 - p0))
+        diag "run $name ${dur}s: psi_cpu_some_us $run; /proc/pressure/cpu some delta $own over the test's window of ${win_us}us"
+        python3 -c "import sys; sys.exit(0 if $run >= 0.9 * $SECS * 1e6 else 1)"
+}
+retry 3 hog_run; psi_ok=$?
 ok $rc "run exec of $H busy loops for ${SECS}s on $ncpu CPUs"
-j=$(ctl --format json report --since psi-hog --until psi-hog)
-dur=$(echo "$j" | jpy 'd["runs"][0]["duration_s"]')
-run=$(echo "$j" | jpy 'round(d["runs"][0]["metrics"]["psi_cpu_some_us"]["total"])')
-win_us=$(( (t1 - t0) / 1000 )); own=$((p1 - p0))
-diag "run ${dur}s: psi_cpu_some_us $run; /proc/pressure/cpu some delta $own over the test's window of ${win_us}us"
-python3 -c "import sys; sys.exit(0 if $run >= 0.9 * $SECS * 1e6 else 1)"
-ok $? "psi_cpu_some_us >= 90% of the hogs' ${SECS}s ($run >= $((SECS * 900000)))"
+ok $psi_ok "psi_cpu_some_us >= 90% of the hogs' ${SECS}s ($run >= $((SECS * 900000)))"
 [ "$run" -le "$own" ]; ok $? "and <= /proc/pressure/cpu's delta around the run ($run <= $own)"
 python3 -c "import sys; sys.exit(0 if $run >= $own - ($win_us - $dur * 1e6) else 1)"
 ok $? "and >= that delta minus the window's time outside the run ($run >= $own - ($win_us - ${dur}e6))"

@@ -50,7 +50,7 @@ t=$(sql "SELECT count(*) FROM tick"); diag "$t ticks written"
 
 # exact totals: system = sum over CPUs = sum of the run's samples
 rid=$(sql "SELECT id FROM run WHERE name = 'sim1'")
-for m in context_switches page_faults cpu_system; do
+for m in context_switches cpu_migrations cpu_system; do
         sys=$(sql "SELECT value FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'system'")
         cpus=$(sql "SELECT total(value) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'cpu'")
         node=$(sql "SELECT total(value) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'node'")
