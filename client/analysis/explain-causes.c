@@ -72,6 +72,7 @@ static double ev_cost(int m)
         case M_KVM_PLE_WINDOW_UPDATES:
                 return 1e-6;
         case M_PAGE_FAULTS_MAJOR:
+        case M_PGMAJFAULT:
                 return 10e-6;
         case M_NUMA_HIT:
         case M_NUMA_LOCAL:
@@ -124,6 +125,8 @@ static enum explain_family family_of(int m, enum explain_part part)
         case M_PAGE_FAULTS:
         case M_PAGE_FAULTS_MINOR:
         case M_PAGE_FAULTS_MAJOR:
+        case M_PGFAULT:                 /* the same faults, from /proc/vmstat (the default) */
+        case M_PGMAJFAULT:
                 return FAM_PAGE_FAULTS;
         case M_CONTEXT_SWITCHES:
         case M_VOLUNTARY_SWITCHES:

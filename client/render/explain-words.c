@@ -28,6 +28,8 @@ static const char *words_of(const struct explain_run_counter *c)
                 { M_PAGE_FAULTS, "page faults" },
                 { M_PAGE_FAULTS_MINOR, "minor page faults" },
                 { M_PAGE_FAULTS_MAJOR, "major page faults" },
+                { M_PGFAULT, "page faults" },
+                { M_PGMAJFAULT, "major page faults" },
                 { M_NUMA_HIT, "page allocations (numa_hit)" },
                 { M_NUMA_LOCAL, "page allocations (numa_local)" },
                 { M_CONTEXT_SWITCHES, "context switches" },

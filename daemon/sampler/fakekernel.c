@@ -38,18 +38,22 @@ static void fake_begin_tick(void *ctx)
 static int fake_group_open(void *ctx, struct evgroup *g, int kind, int cpu, const struct evspec *specs, size_t n,
                            int *err)
 {
+        size_t want = n < EVGROUP_MAX ? n : EVGROUP_MAX;
+        int r;
+
         (void)ctx;
         (void)kind;
-        *g = (struct evgroup){ .cpu = cpu };
+        r = evgroup_alloc(g, cpu, want);        /* its arrays; every fd -1 */
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n; i++) {
                 if (specs[i].type != PERF_TYPE_SOFTWARE) {
                         err[i] = -ENOENT;
                         continue;
                 }
                 err[i] = 0;
-                if (g->n == EVGROUP_MAX)
+                if (g->n == want)
                         continue;
-                g->fd[g->n] = -1;
                 g->metric[g->n] = specs[i].metric;
                 g->n++;
         }

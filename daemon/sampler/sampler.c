@@ -25,6 +25,7 @@
 #include "fakekernel.h"
 #include "fault.h"
 #include "log.h"
+#include "perf.h"
 #include "sampler-internal.h"
 #include "simulate.h"
 #include "timeutil.h"
@@ -282,6 +283,16 @@ static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char 
         return fault_wrap(&s->ops, &s->ctx);
 }
 
+/* Mount tracefs if it is nowhere (a fresh boot); the perf source says
+ * why when it is still missing. */
+static void mount_tracefs_once(void)
+{
+        _cleanup_free_ char *path = NULL, *why = NULL;
+
+        if (tracefs_locate(true, &path, &why) == 1)
+                log_info("mounted tracefs at %s", path);
+}
+
 int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **ret_err)
 {
         struct sampler *s = calloc(1, sizeof *s);
@@ -325,6 +336,10 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         hz = sysconf(_SC_CLK_TCK);
         s->clk_scale = 1.0 / (double)(hz > 0 ? hz : 100);
 
+        /* tracefs before any source opens: the lock-wait source's BPF
+         * tracepoints are looked up there too, and it opens before perf */
+        if (s->mount_tracefs)
+                mount_tracefs_once();
         for (size_t i = NSOURCES; i-- > 0;) {
                 r = sources[i]->open(s, ret_err);
                 if (r < 0)

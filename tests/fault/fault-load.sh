@@ -8,6 +8,9 @@
 # than two (counted).  The rate reached is printed, not asserted: it
 # depends on the machine (see bench/ for the figure with a quiet machine).
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 

@@ -16,6 +16,9 @@
 # first whose first cause is the hog's is judged, and where none is, the
 # last, and the checks fail.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v stress-ng >/dev/null || skip_all "stress-ng not installed"
 command -v perf >/dev/null || skip_all "perf (linux-perf) not installed: it measures the hog"
@@ -70,6 +73,11 @@ jpy 'd["summary"]' < "$TMP/ex.json" | grep -q "^Another process took [0-9.]* CPU
 # the figure is report's, in report's words
 line=$(ctl report --since if-r2 --until if-r2 | grep "^  cpu time busy:" | sed 's/^  //')
 jpy 'd["summary"]' < "$TMP/ex.json" | grep -qF "The run's $line."; ok $? "the CPU time split as report says it: $line"
+# when: the hog ran from +0.5 s for 3 s by this script's clock (its
+# stress-ng starting and stopping take a little more), within 0.5 s
+w=$(jpy '" ".join(str(round(d["causes"][0]["window"][k], 2)) for k in ("start_offset_s", "duration_s")) if d["causes"] and "window" in d["causes"][0] else "none"' < "$TMP/ex.json")
+awk -v w="$w" 'BEGIN { split(w, a, " "); exit !(w != "none" && a[1] >= 0.2 && a[1] <= 1.0 && a[1] + a[2] >= 3.2 && a[1] + a[2] <= 4.1) }'
+ok $? "its window is the hog's, +0.5 s to +3.5 s within 0.5 s: from +$(echo "$w" | cut -d' ' -f1) s for $(echo "$w" | cut -d' ' -f2) s"
 took=$(jpy 'round(d["causes"][0]["value"], 2)' < "$TMP/ex.json")
 echo "$line" | grep -q "everything else $took CPU-s"; ok $? "another process took $took CPU-s, report's everything else"
 # the excess over the siblings' highest, in CPU-seconds over the run, is

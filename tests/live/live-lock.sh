@@ -3,6 +3,9 @@
 # one process hammering mmap/mprotect/munmap contend on its mmap_lock; an
 # idle window of the same length must count clearly fewer.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 start_daemon

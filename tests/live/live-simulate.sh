@@ -4,6 +4,9 @@
 # CPU c % R (R CPUs online) with each counter multiplied by a fixed factor
 # in [0.5, 1.5), 1 for c < R; CPU c is on node c / 64.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 R=$(getconf _NPROCESSORS_ONLN)
