@@ -2,9 +2,10 @@
  * share of CPU time, and locks compared between groups: typed results
  * (analysis.h), which locks.c formats.
  *
- * The locks come from run_lock (schema/0006-locks.sql), written by
- * scalemond when the run stopped: exact counts and total waits between
- * the run's start and stop, callers already named. */
+ * The locks come from run_lock and run_lock_object (schema/0006-locks.sql,
+ * 0008-lock-objects.sql), written by scalemond when the run stopped: exact
+ * counts and total waits between the run's start and stop, callers and
+ * lock objects already named. */
 #include "config.h"
 
 #include <errno.h>
@@ -17,12 +18,17 @@
 
 int analysis_locks_load(struct store *st, struct analysis_run *r)
 {
-        return store_run_locks_get(st, r->info.id, &r->locks.v, &r->locks.n, &r->locks.lost);
+        int e = store_run_locks_get(st, r->info.id, &r->locks.v, &r->locks.n, &r->locks.lost);
+
+        if (e < 0)
+                return e;
+        return store_run_lock_objects_get(st, r->info.id, &r->locks.obj, &r->locks.nobj);
 }
 
 void analysis_locks_free(struct analysis_locks *l)
 {
         free(l->v);
+        free(l->obj);
         memset(l, 0, sizeof *l);
 }
 

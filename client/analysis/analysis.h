@@ -36,11 +36,13 @@ struct mstat {
         double own_total;       /* what the run's cgroup counted (report-own.c) */
 };
 
-/* A run's contended kernel locks (run_lock, schema 0006), largest total
+/* A run's contended kernel locks (run_lock, schemas 0006 and 0008), largest total
  * wait first; lost.known is false for a run recorded without BPF. */
 struct analysis_locks {
         struct store_lock *v;
         size_t n;
+        struct store_lock_obj *obj;     /* the same waits by lock object (run_lock_object, schema 0008) */
+        size_t nobj;
         struct store_lock_lost lost;
 };
 
