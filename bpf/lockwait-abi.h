@@ -112,5 +112,7 @@ struct lw_caller_val {
 #define LW_RQ_CPUS 1024
 
 #define LW_STACK_DEPTH 8
+/* How many distinct kernel stacks the program keeps. */
+#define LW_STACKS 4096
 
 #endif

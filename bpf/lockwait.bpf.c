@@ -124,12 +124,38 @@ struct {
         __uint(max_entries, 1);
 } spin_wait SEC(".maps");
 
+/* Kernel stacks, each kept once under an id of ours: stack_ids finds a
+ * stack's id, stacks[id] is the stack for the daemon.  A hash map on the
+ * whole stack never confuses two stacks; the kernel's stack-trace map
+ * keeps one stack per hash bucket and turns away the second stack of a
+ * bucket, whose waits would then have no caller. */
+struct lw_stack {
+        __u64 ip[LW_STACK_DEPTH];
+};
+
 struct {
-        __uint(type, BPF_MAP_TYPE_STACK_TRACE);
-        __uint(key_size, sizeof(__u32));
-        __uint(value_size, LW_STACK_DEPTH * sizeof(__u64));
-        __uint(max_entries, 4096);
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __type(key, __u32);
+        __type(value, struct lw_stack);
+        __uint(max_entries, 1);
+} stack_buf SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __type(key, struct lw_stack);
+        __type(value, __u32);
+        __uint(max_entries, LW_STACKS);
+} stack_ids SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_ARRAY);
+        __type(key, __u32);
+        __type(value, struct lw_stack);
+        __uint(max_entries, LW_STACKS);
 } stacks SEC(".maps");
+
+/* The next stack id to give. */
+__u32 next_stack = 0;
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
@@ -199,6 +225,27 @@ static __always_inline __u32 lock_kind(__u64 lock)
         return LW_KIND_OTHER;
 }
 
+/* The id of the current kernel stack; -1 if it could not be kept (the
+ * maps are full). */
+static __always_inline __s32 stack_id(void *ctx)
+{
+        __u32 zero = 0, n, *id;
+        struct lw_stack *buf = bpf_map_lookup_elem(&stack_buf, &zero);
+
+        if (!buf || bpf_get_stack(ctx, buf, sizeof *buf, 0) <= 0)
+                return -1;                      /* the rest of buf is zeroed */
+        id = bpf_map_lookup_elem(&stack_ids, buf);
+        if (id)
+                return (__s32)*id;
+        n = __sync_fetch_and_add(&next_stack, 1);
+        if (n >= LW_STACKS || bpf_map_update_elem(&stacks, &n, buf, BPF_ANY) < 0)
+                return -1;
+        if (bpf_map_update_elem(&stack_ids, buf, &n, BPF_NOEXIST) == 0)
+                return (__s32)n;
+        id = bpf_map_lookup_elem(&stack_ids, buf);      /* another CPU gave it an id first */
+        return id ? (__s32)*id : -1;
+}
+
 static __always_inline int spins(__u32 flags)
 {
         return (flags & (LW_F_SPIN | LW_F_MUTEX)) == LW_F_SPIN;
@@ -228,7 +275,7 @@ int lw_begin(struct tp_contention_begin *ctx)
                 return KEEP;
         }
         /* the stack at the begin, cut to LW_STACK_DEPTH frames */
-        w.stackid = bpf_get_stackid(ctx, &stacks, 0);
+        w.stackid = stack_id(ctx);
         w.ts = bpf_ktime_get_ns();
         if (slot)
                 *slot = w;

@@ -76,7 +76,8 @@ int runlocks_put(struct store *st, int64_t id, const struct lw_result *res)
                 copy_lock(&o[i], &res->locks[i], res->has_own);
         lost = (struct store_lock_lost){ .known = true, .untimed = (int64_t)res->lost.untimed,
                                          .unattributed = (int64_t)res->lost.unattributed,
-                                         .unattributed_ns = (int64_t)res->lost.unattributed_ns };
+                                         .unattributed_ns = (int64_t)res->lost.unattributed_ns,
+                                         .nested = (int64_t)res->lost.nested };
         return store_run_locks_put(st, id, v, res->n, o, res->nlocks, &lost);
 }
 

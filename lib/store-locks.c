@@ -90,13 +90,17 @@ int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v,
         if (r < 0 || !lost || !lost->known)
                 return r;
         if (sqlite3_prepare_v2(s->db,
-                               "INSERT OR REPLACE INTO run_lock_lost (run, untimed, unattributed, unattributed_ns) "
-                               "VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+                               "INSERT OR REPLACE INTO run_lock_lost (run, untimed, unattributed, unattributed_ns, nested) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "run_lock_lost");
         sqlite3_bind_int64(st, 1, run);
         sqlite3_bind_int64(st, 2, lost->untimed);
         sqlite3_bind_int64(st, 3, lost->unattributed);
         sqlite3_bind_int64(st, 4, lost->unattributed_ns);
+        if (lost->nested >= 0)
+                sqlite3_bind_int64(st, 5, lost->nested);
+        else
+                sqlite3_bind_null(st, 5);
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run_lock_lost");
         sqlite3_finalize(st);
         return r;
@@ -166,13 +170,15 @@ int store_run_locks_get(struct store *s, int64_t run, struct store_lock **ret, s
         sqlite3_finalize(st);
         if (r != SQLITE_DONE)
                 return store_sqlite_error(s, "run_lock");
-        if (sqlite3_prepare_v2(s->db, "SELECT untimed, unattributed, unattributed_ns FROM run_lock_lost WHERE run = ?1",
-                               -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_prepare_v2(s->db, "SELECT untimed, unattributed, unattributed_ns, nested FROM run_lock_lost "
+                               "WHERE run = ?1", -1, &st, NULL) == SQLITE_OK) {
                 sqlite3_bind_int64(st, 1, run);
                 if (sqlite3_step(st) == SQLITE_ROW)
                         lost = (struct store_lock_lost){ .known = true, .untimed = sqlite3_column_int64(st, 0),
                                                          .unattributed = sqlite3_column_int64(st, 1),
-                                                         .unattributed_ns = sqlite3_column_int64(st, 2) };
+                                                         .unattributed_ns = sqlite3_column_int64(st, 2),
+                                                         .nested = sqlite3_column_type(st, 3) == SQLITE_NULL
+                                                                           ? -1 : sqlite3_column_int64(st, 3) };
                 sqlite3_finalize(st);
         }
         *ret = TAKE_PTR(v);

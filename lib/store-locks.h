@@ -33,6 +33,7 @@ struct store_lock_obj {
 struct store_lock_lost {
         bool known;             /* false: the run has no lock rows (no BPF then) */
         int64_t untimed, unattributed, unattributed_ns;
+        int64_t nested;         /* second begins of one wait; -1: not recorded (before schema 0008) */
 };
 
 /* Write run id's locks by caller (v), by lock object (o) and what was

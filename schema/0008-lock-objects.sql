@@ -26,7 +26,14 @@
 --     way); max_wait_ns is a maximum, never summed;
 --  6. own_contended and own_total_wait_ns as in 2.
 -- What the bounded map could not keep is run_lock_lost's, as before: the
--- same waits are missing from both tables.
+-- same waits are missing from both tables.  And:
+--  7. run_lock_lost.nested counts the begins the program ignored because
+--     the same task (or, spinning, the same CPU) was already waiting: a
+--     mutex that spins on its owner and then sleeps fires
+--     lock:contention_begin twice for one wait.  The lock_contentions
+--     counter counts every begin, so over a run it exceeds the timed
+--     waits by nested + untimed, give or take the waits open at the run's
+--     two edges.  NULL in rows written before this migration.
 --
 -- Try:
 --   sqlite3 -readonly scalemon.db "SELECT lock, name, type, contended,
@@ -37,6 +44,7 @@
 ALTER TABLE run_lock ADD COLUMN locks INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE run_lock ADD COLUMN own_contended INTEGER;
 ALTER TABLE run_lock ADD COLUMN own_total_wait_ns INTEGER;
+ALTER TABLE run_lock_lost ADD COLUMN nested INTEGER;
 
 CREATE TABLE run_lock_object (
         run               INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,

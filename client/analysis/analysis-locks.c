@@ -79,6 +79,29 @@ int analysis_lock_max_loc(const struct analysis_run *r, enum total_level level)
         return mx;
 }
 
+bool analysis_lock_counts(const struct analysis_run *r, struct lock_counts *ret)
+{
+        struct lock_counts c = { 0 };
+        bool any = false;
+
+        if (!r->m[M_LOCK_CONTENTIONS].have || !r->locks.lost.known)
+                return false;
+        for (int m = M_LOCK_CONTENTIONS_SPINLOCK; m <= M_LOCK_CONTENTIONS_RTMUTEX; m++)
+                if (r->m[m].have) {
+                        c.waits += r->m[m].total;
+                        any = true;
+                }
+        if (!any)
+                return false;
+        c.begins = r->m[M_LOCK_CONTENTIONS].total;
+        c.nested_known = r->locks.lost.nested >= 0;
+        c.nested = c.nested_known ? (double)r->locks.lost.nested : 0;
+        c.untimed = (double)r->locks.lost.untimed;
+        c.edges = c.begins - c.waits - c.nested - c.untimed;
+        *ret = c;
+        return true;
+}
+
 static struct lock_change *find_change(struct lock_change *v, size_t n, const char *caller, const char *type)
 {
         for (size_t i = 0; i < n; i++)

@@ -161,6 +161,19 @@ bool analysis_lock_share(const struct analysis_run *r, enum total_level level, i
 /* Highest node or CPU with a lock_wait_ns total, -1 if none. */
 int analysis_lock_max_loc(const struct analysis_run *r, enum total_level level);
 
+/* The two counts of one run's lock waits side by side: lock_contentions
+ * (the perf counter, every lock:contention_begin) and the waits BPF timed
+ * (at their end).  They differ by the second begins of one wait (nested:
+ * a mutex that spins, then sleeps), the waits the maps could not time,
+ * and the waits open across the run's start or stop (edges, the rest:
+ * positive when more began than ended).  False without both counts. */
+struct lock_counts {
+        double begins, waits;
+        bool nested_known;      /* a run from before schema 0008 has no nested count */
+        double nested, untimed, edges;
+};
+bool analysis_lock_counts(const struct analysis_run *r, struct lock_counts *ret);
+
 /* A lock (caller, type) in a group against its baseline group: mean
  * total wait per run. */
 struct lock_change {

@@ -70,6 +70,24 @@ static void print_own_wait(const struct analysis_run *r)
         printf("\n");
 }
 
+/* Why lock_contentions and the timed waits differ, in one line. */
+static void print_counts(const struct analysis_run *r)
+{
+        struct lock_counts c;
+
+        if (!analysis_lock_counts(r, &c) || c.begins == c.waits)
+                return;
+        if (!c.nested_known) {
+                printf("  lock contentions %.0f vs %.0f waits timed: the counter counts every begin, BPF each wait at "
+                       "its end (a mutex that spins, then sleeps, begins twice; waits open at the run's edges)\n",
+                       c.begins, c.waits);
+                return;
+        }
+        printf("  lock contentions %.0f vs %.0f waits timed: %.0f second begins of one wait (a mutex spins, then "
+               "sleeps), %.0f not timed (map full), %+.0f open across the run's edges\n",
+               c.begins, c.waits, c.nested, c.untimed, c.edges);
+}
+
 void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu)
 {
         double share, waits = 0;
@@ -85,6 +103,7 @@ void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu
         printf("  lock wait: %s in %.0f waits%s%s; %.2f tasks waiting per CPU, on average over the run\n", tw, waits,
                r->m[M_LOCK_WAIT_MAX_NS].have ? ", longest " : "", r->m[M_LOCK_WAIT_MAX_NS].have ? mw : "", share);
         print_own_wait(r);
+        print_counts(r);
         if (per_node || per_cpu)
                 print_share_line(r, LEVEL_NODE);
         if (per_cpu)
@@ -211,6 +230,17 @@ static void add_own(json_t *o, bool has, int64_t contended, int64_t total)
         json_object_set_new(o, "own_total_wait_ns", has ? json_integer(total) : json_null());
 }
 
+static json_t *counts_json(const struct analysis_run *r)
+{
+        struct lock_counts c;
+
+        if (!analysis_lock_counts(r, &c))
+                return json_null();
+        return json_pack("{s:f,s:f,s:o,s:f,s:o}", "contentions", c.begins, "waits", c.waits, "nested",
+                         c.nested_known ? json_real(c.nested) : json_null(), "untimed", c.untimed, "edges",
+                         c.nested_known ? json_real(c.edges) : json_null());
+}
+
 static json_t *by_lock_json(const struct analysis_locks *l)
 {
         json_t *a = json_array();
@@ -247,6 +277,7 @@ void locks_add_json(const struct analysis_run *r, bool per_node, bool per_cpu, j
         }
         json_object_set_new(run, "locks", a);
         json_object_set_new(run, "locks_by_lock", by_lock_json(l));
+        json_object_set_new(run, "lock_counts", counts_json(r));
         if (l->lost.known)
                 json_object_set_new(run, "locks_lost",
                                     json_pack("{s:I,s:I,s:I}", "untimed", (json_int_t)l->lost.untimed, "unattributed",

@@ -72,6 +72,7 @@ struct lw_snap {
         size_t n;
         uint64_t epoch;         /* the epoch in force while it was read */
         uint64_t lost_task, lost_caller, lost_caller_ns;   /* summed over CPUs */
+        uint64_t nested;        /* begins ignored: a wait was already open (summed over CPUs) */
 };
 void lw_snap_sort(struct lw_snap *s);
 void lw_snap_clear(struct lw_snap *s);
@@ -110,6 +111,7 @@ struct lw_lost {
         uint64_t untimed;       /* waits not timed: the per-task map was full */
         uint64_t unattributed;  /* timed waits missing from the table: the per-caller map was full */
         uint64_t unattributed_ns;
+        uint64_t nested;        /* second begins of one wait (a mutex that spun, then slept) */
 };
 /* A run's contended locks, both ways. */
 struct lw_result {

@@ -316,7 +316,8 @@ int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, lw_caller_f
                 qsort(res.locks, res.nlocks, sizeof *res.locks, lock_row_cmp);
         res.lost = (struct lw_lost){ .untimed = sub0(end->lost_task, acc->start.lost_task),
                                      .unattributed = sub0(end->lost_caller, acc->start.lost_caller),
-                                     .unattributed_ns = sub0(end->lost_caller_ns, acc->start.lost_caller_ns) };
+                                     .unattributed_ns = sub0(end->lost_caller_ns, acc->start.lost_caller_ns),
+                                     .nested = sub0(end->nested, acc->start.nested) };
         *ret = res;
         return 0;
 }

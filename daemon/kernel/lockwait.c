@@ -136,6 +136,12 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
         }
         lw->skel->rodata->max_cpus = (__u32)lw->nslots;
         bpf_map__set_max_entries(lw->skel->maps.cpu_stat, (__u32)lw->nslots);
+#if ENABLE_TEST_SEAMS
+        /* a per-caller map small enough for a test storm to fill */
+        if (getenv("SCALEMON_TEST_LOCK_MAP_ENTRIES"))
+                bpf_map__set_max_entries(lw->skel->maps.callers,
+                                         (__u32)strtoul(getenv("SCALEMON_TEST_LOCK_MAP_ENTRIES"), NULL, 10));
+#endif
         r = lockwait_bpf__load(lw->skel);
         if (r < 0) {
                 *ret_why = bpfload_why(r, LW_PROGRAM);
@@ -311,6 +317,7 @@ static int read_snap(struct lockwait *lw, struct lw_snap *ret)
         }
         for (int c = 0; c < lw->ncpus; c++) {
                 s.lost_task += __atomic_load_n(&lw->slot[c].lost_task, __ATOMIC_RELAXED);
+                s.nested += __atomic_load_n(&lw->slot[c].nested, __ATOMIC_RELAXED);
                 s.lost_caller += __atomic_load_n(&lw->slot[c].lost_caller, __ATOMIC_RELAXED);
                 s.lost_caller_ns += __atomic_load_n(&lw->slot[c].lost_caller_ns, __ATOMIC_RELAXED);
         }

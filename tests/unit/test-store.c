@@ -408,6 +408,7 @@ static void test_schema_versions(void)
                         "DROP TABLE run_lock_object; ALTER TABLE run_lock DROP COLUMN locks;"
                         "ALTER TABLE run_lock DROP COLUMN own_contended;"
                         "ALTER TABLE run_lock DROP COLUMN own_total_wait_ns;"
+                        "ALTER TABLE run_lock_lost DROP COLUMN nested;"
                         "ALTER TABLE run DROP COLUMN voluntary_switches;"
                         "ALTER TABLE run DROP COLUMN involuntary_switches;"
                         "CREATE TABLE run_total (run INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
