@@ -519,11 +519,16 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
         }
 
         /* metrics: change of the mean rate, ranked by Welch's t-test of
-         * the per-run rates; tiny rates apart */
+         * the per-run rates; tiny rates apart.  A maximum (lock_wait_max_ns)
+         * has no rate and its per-run values are extremes, not samples of
+         * a mean: never tested */
         for (int m = 0; m < _M_MAX; m++) {
                 struct metric_change *c = &g->changes[g->nchanges];
                 double sx = 0, sy = 0, floor = analysis_negligible_floor(m), df;
                 size_t nx = 0, ny = 0;
+
+                if (metric_table[m].max)
+                        continue;
                 for (size_t i = 0; i < g->n; i++)
                         if (runs[g->idx[i]].m[m].have) {
                                 x[nx] = runs[g->idx[i]].m[m].per_s;

@@ -88,10 +88,16 @@ for a in perf_top:
     if a not in our_top:
         print('# perf top 5 has 0x%016x (%d waits, %.3f ms), not in scalemon\'s top 5' % (a, locks[a][0], locks[a][1] / 1e6))
 print('IDENT', int(set(our_top) == set(perf_top)))
+# Both observers time the same waits, each with the other running: our
+# begin timestamp is taken before perf's handler unwinds and writes its
+# sample (about half a microsecond here), perf's after, so on waits of a
+# few microseconds (a runqueue lock) ours are longer by that much each.
+# The wait check allows 10% or 1 us a wait, whichever is larger.
 bad = []
 for l in ours[:5]:
     pc, pw = locks.get(int(l['lock'], 16), (0, 0.0))
-    if not (pc > 0 and abs(l['contended'] - pc) <= 0.05 * pc and abs(l['total_wait_ns'] - pw) <= 0.10 * pw):
+    if not (pc > 0 and abs(l['contended'] - pc) <= 0.05 * pc and
+            abs(l['total_wait_ns'] - pw) <= max(0.10 * pw, 1000.0 * pc)):
         bad.append(l['lock'])
 print('BAD', ','.join(bad) or '-')
 print('MMAP', ours[0]['name'] if ours else '-')
@@ -103,7 +109,7 @@ EOF
 grep '^#' "$TMP/cmp.txt"
 val() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$TMP/cmp.txt"; }
 [ "$(val IDENT)" = 1 ]; ok $? "the 5 locks waited for longest are perf's 5, by address"
-[ "$(val BAD)" = - ]; ok $? "each within 5% in count and 10% in wait of perf's (outside: $(val BAD))"
+[ "$(val BAD)" = - ]; ok $? "each within 5% in count and 10% (or 1 us a wait) in wait of perf's (outside: $(val BAD))"
 [ "$(val MMAP)" = mmap_lock ]; ok $? "the storm's longest wait is on its mmap_lock, named so ($(val MMAP))"
 read -r lw cw ln cn < <(val SUMS)
 [ "$lw" = "$cw" ] && [ "$ln" = "$cn" ]
@@ -121,8 +127,8 @@ ok $? "every lock table row says its scope: machine"
 # perf lock contention -i's table summed by (caller, type) against ours;
 # the 5 callers with the longest wait agree in count within 5% (a mutex:
 # perf's count has a wait's second begin too), and no
-# more waits are [unknown] to us than to perf (one per thousand leeway:
-# a stack the kernel could not unwind for BPF) ---
+# more waits are [unknown] to us than to perf (one per thousand leeway,
+# at least one: a stack the kernel could not unwind for BPF) ---
 if command -v stress-ng >/dev/null; then
         sng() { "$SCALEMONCTL" --db "$DB" --socket "$SOCK" run exec --name sng -- stress-ng --fault 2 -t 3 >/dev/null 2>&1; }
         export -f sng
@@ -160,7 +166,7 @@ EOF2
         sval() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$TMP/sng-cmp.txt"; }
         [ "$(sval BAD)" = - ]; ok $? "its 5 callers waited for longest are perf's, counts within 5% (outside: $(sval BAD))"
         read -r u pu tot < <(sval UNK)
-        [ "${tot:-0}" -gt 0 ] && [ "$((u * 1000))" -le "$(((pu * 1000) + tot))" ]
+        [ "${tot:-0}" -gt 0 ] && [ "$((u * 1000))" -le "$(((pu * 1000) + (tot > 1000 ? tot : 1000)))" ]
         ok $? "no caller unnamed that perf names ($u of $tot waits unnamed, perf $pu)"
 else
         skip_one "stress-ng not installed" -- "callers named as perf names them on stress-ng --fault"
