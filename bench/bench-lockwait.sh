@@ -17,6 +17,7 @@
 #    time per operation of the workload and its observer together (rusage
 #    of the workload, and of perf for perf-lock; scalemond's schedstat),
 #    with the same targets.
+#    And the kernel memory of the program's maps (target under 8 MiB).
 # 2. The per-tick cost at 1024 simulated CPUs (--simulate-cpus 1024, 1 s),
 #    with and without the lock wait metrics: the daemon's CPU per tick,
 #    over BENCH_SECONDS (20).  Target: under 5 ms per tick with BPF on.
@@ -157,8 +158,22 @@ if command -v bpftool >/dev/null && [ -w /proc/sys/kernel/bpf_stats_enabled ]; t
         "$top_builddir/tests/workloads/wl-mmapstorm" 4 3 >/dev/null
         t1=$(date +%s%N)
         bpftool -j prog show >"$tmp/p1.json"
+        bpftool -j map show >"$tmp/maps.json"
         echo "$old" >/proc/sys/kernel/bpf_stats_enabled
         stop_observer
+        # the maps of this daemon's lock wait programs (by their map ids):
+        # their kernel memory, as the kernel accounts it (bytes_memlock)
+        python3 - "$tmp/p1.json" "$tmp/maps.json" <<'EOF3'
+import json, sys
+progs = [p for p in json.load(open(sys.argv[1])) if p.get('name') in ('lw_begin', 'lw_end')]
+ids = {i for p in progs[-2:] for i in p.get('map_ids', [])}
+maps = [m for m in json.load(open(sys.argv[2])) if m['id'] in ids]
+tot = sum(m.get('bytes_memlock', 0) for m in maps)
+detail = ', '.join('%s %d KiB' % (m.get('name', '?'), m.get('bytes_memlock', 0) // 1024)
+                   for m in sorted(maps, key=lambda m: -m.get('bytes_memlock', 0))[:4])
+print(f"  lock wait maps (16384 caller x lock keys, 4096 stacks, 16384 waiting tasks): {tot / 2**20:.2f} MiB "
+      f"({detail}, ...) (target < 8 MiB) " + ("PASS" if 0 < tot < 8 * 2**20 else "MISS"))
+EOF3
         python3 - "$tmp/p0.json" "$tmp/p1.json" "$((t1 - t0))" "$(nproc)" <<'EOF2'
 import json, sys
 def stats(path):

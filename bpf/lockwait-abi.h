@@ -73,11 +73,27 @@ struct lw_cpu {
 };
 
 /* Per-caller map key: the kernel stack (an id in the stack map, cut to
- * LW_STACK_DEPTH frames) and the tracepoint flags.  The daemon turns the
- * stack into "function+0xoff" of the first frame outside the locking code. */
+ * LW_STACK_DEPTH frames), the tracepoint flags, the lock's address, and
+ * whose wait it was (own: 0 for any task, k for a task in the cgroup the
+ * daemon registered as own slot k).  The daemon turns the stack into
+ * "function+0xoff" of the first frame outside the locking code and the
+ * address into a lock's name. */
 struct lw_caller_key {
         __s32 stackid;           /* -1: the stack could not be kept */
         __u32 flags;
+        __u64 lock;              /* the lock's address, as the tracepoint gives it */
+        __u32 own;               /* 0, or the own_cg slot of the waiter's cgroup */
+        __u32 pad;
+};
+
+/* What a lock's address is, recognised by the program when it first
+ * meets a key (the waiter is the current task then). */
+enum lw_kind {
+        LW_KIND_OTHER,           /* named from kallsyms if static, else the address */
+        LW_KIND_MMAP,            /* the waiter's current->mm->mmap_lock */
+        LW_KIND_SIGLOCK,         /* the waiter's current->sighand->siglock */
+        LW_KIND_RQ,              /* a CPU's runqueue lock (rq_lock_addr[]) */
+        LW_KIND_MMAP_WAIT,       /* the spinlock inside the waiter's mmap_lock (its wait_lock) */
 };
 
 struct lw_caller_val {
@@ -86,8 +102,17 @@ struct lw_caller_val {
         __u64 max_ns;            /* of the waits since epoch began */
         __u64 min_ns;
         __u64 epoch;             /* the daemon's epoch when max/min were last reset */
+        __u32 kind;              /* enum lw_kind */
+        __u32 pad;
 };
 
+/* How many cgroups can be own at once (concurrent runs with a cgroup). */
+#define LW_OWN_MAX 64
+/* How many CPUs' runqueue lock addresses the program notes. */
+#define LW_RQ_CPUS 1024
+
 #define LW_STACK_DEPTH 8
+/* How many distinct kernel stacks the program keeps. */
+#define LW_STACKS 4096
 
 #endif

@@ -18,14 +18,30 @@
  * a wait is already open in the same slot (a mutex that spins, then
  * sleeps, fires twice) is ignored and counted as nested.
  *
+ * Lock identity: a key is (stack, flags, lock address, own slot).  When
+ * a key is first met, the program recognises the address as the waiter's
+ * mm->mmap_lock (or the spinlock inside it, its wait_lock) or
+ * sighand->siglock, or as this CPU's runqueue lock, with
+ * field offsets relocated from the kernel's BTF (CO-RE); a kernel without
+ * BTF or without those fields leaves those locks named by address.  Each
+ * CPU notes its runqueue lock's address in rq_lock_addr[] so that the
+ * daemon also recognises another CPU's.  The runqueue is found through
+ * the running task (current->se.cfs_rq->rq: its CPU's, with group
+ * scheduling), not through the per-CPU symbol runqueues: a kernel without
+ * CONFIG_KALLSYMS_ALL cannot resolve a data symbol for a BPF program, and
+ * would refuse the whole program.
+ *
  * No vmlinux.h: the two tracepoints' records are declared below by hand,
  * from their format files (/sys/kernel/tracing/events/lock/contention_
  * {begin,end}/format), so that building does not depend on the build
  * machine's running kernel.  The layout is the tracepoint ABI of every
- * kernel since 5.19, where these tracepoints appeared.
+ * kernel since 5.19, where these tracepoints appeared.  The few kernel
+ * structures read are declared the same way, by the fields used, and
+ * relocated by libbpf against the running kernel's BTF.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "lockwait-abi.h"
 
@@ -43,6 +59,22 @@ struct tp_contention_end {
         __u64 lock_addr;        /* offset 8, size 8 */
         __s32 ret;              /* offset 16, size 4 */
 };
+
+/* Kernel structures, by the fields read (preserve_access_index: libbpf
+ * relocates the offsets to the running kernel's layout). */
+typedef struct raw_spinlock { int unused; } raw_spinlock_t;
+struct rw_semaphore { raw_spinlock_t wait_lock; } __attribute__((preserve_access_index));
+struct spinlock { int unused; };
+struct mm_struct { struct rw_semaphore mmap_lock; } __attribute__((preserve_access_index));
+struct sighand_struct { struct spinlock siglock; } __attribute__((preserve_access_index));
+struct rq { raw_spinlock_t __lock; } __attribute__((preserve_access_index));
+struct cfs_rq { struct rq *rq; } __attribute__((preserve_access_index));
+struct sched_entity { struct cfs_rq *cfs_rq; } __attribute__((preserve_access_index));
+struct task_struct {
+        struct mm_struct *mm;
+        struct sighand_struct *sighand;
+        struct sched_entity se;
+} __attribute__((preserve_access_index));
 
 /* What a tracepoint program returns: 0 would also suppress the event for
  * every perf user of the tracepoint (perf_trace_run_bpf_submit()), among
@@ -63,6 +95,12 @@ const volatile __u32 max_cpus = 1;      /* entries of cpu_stat */
 /* The daemon's epoch: it bumps it at every run boundary, after reading
  * callers; a caller entry first touched in a new epoch restarts max/min. */
 __u64 epoch = 0;
+
+/* Number of cgroups in own_cg: 0 spares the lookup. */
+__u32 own_n = 0;
+
+/* Each CPU's runqueue lock address, noted by the CPU itself. */
+__u64 rq_lock_addr[LW_RQ_CPUS] = {};
 
 struct {
         __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -86,19 +124,54 @@ struct {
         __uint(max_entries, 1);
 } spin_wait SEC(".maps");
 
+/* Kernel stacks, each kept once under an id of ours: stack_ids finds a
+ * stack's id, stacks[id] is the stack for the daemon.  A hash map on the
+ * whole stack never confuses two stacks; the kernel's stack-trace map
+ * keeps one stack per hash bucket and turns away the second stack of a
+ * bucket, whose waits would then have no caller. */
+struct lw_stack {
+        __u64 ip[LW_STACK_DEPTH];
+};
+
 struct {
-        __uint(type, BPF_MAP_TYPE_STACK_TRACE);
-        __uint(key_size, sizeof(__u32));
-        __uint(value_size, LW_STACK_DEPTH * sizeof(__u64));
-        __uint(max_entries, 4096);
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __type(key, __u32);
+        __type(value, struct lw_stack);
+        __uint(max_entries, 1);
+} stack_buf SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __type(key, struct lw_stack);
+        __type(value, __u32);
+        __uint(max_entries, LW_STACKS);
+} stack_ids SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_ARRAY);
+        __type(key, __u32);
+        __type(value, struct lw_stack);
+        __uint(max_entries, LW_STACKS);
 } stacks SEC(".maps");
+
+/* The next stack id to give. */
+__u32 next_stack = 0;
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
         __type(key, struct lw_caller_key);
         __type(value, struct lw_caller_val);
-        __uint(max_entries, 4096);
+        __uint(max_entries, 16384);     /* (caller, lock) pairs; the daemon may resize */
 } callers SEC(".maps");
+
+/* The cgroups whose tasks' waits are the benchmark's own: cgroup v2 id
+ * (bpf_get_current_cgroup_id()) to slot, written by the daemon. */
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __type(key, __u64);
+        __type(value, __u32);
+        __uint(max_entries, LW_OWN_MAX);
+} own_cg SEC(".maps");
 
 static __always_inline struct lw_cpu *this_cpu(void)
 {
@@ -107,6 +180,70 @@ static __always_inline struct lw_cpu *this_cpu(void)
         if (cpu >= max_cpus)
                 return 0;
         return bpf_map_lookup_elem(&cpu_stat, &cpu);
+}
+
+/* This CPU's runqueue lock address, noted once. */
+static __always_inline void note_rq_lock(void)
+{
+        struct task_struct *t;
+        __u32 cpu = bpf_get_smp_processor_id();
+        __u64 rq;
+
+        if (cpu >= LW_RQ_CPUS || rq_lock_addr[cpu] || !bpf_core_field_exists(struct sched_entity, cfs_rq) ||
+            !bpf_core_field_exists(struct cfs_rq, rq) || !bpf_core_field_exists(struct rq, __lock))
+                return;
+        t = (struct task_struct *)bpf_get_current_task();
+        rq = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
+        if (rq)
+                rq_lock_addr[cpu] = rq + bpf_core_field_offset(struct rq, __lock);
+}
+
+/* What lock is, seen from the waiter (the current task). */
+static __always_inline __u32 lock_kind(__u64 lock)
+{
+        struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+        __u32 cpu = bpf_get_smp_processor_id();
+        __u64 p;
+
+        if (cpu < LW_RQ_CPUS && lock == rq_lock_addr[cpu])
+                return LW_KIND_RQ;
+        if (bpf_core_field_exists(struct mm_struct, mmap_lock)) {
+                p = (__u64)BPF_CORE_READ(t, mm);
+                if (p)
+                        p += bpf_core_field_offset(struct mm_struct, mmap_lock);
+                if (p && lock == p)
+                        return LW_KIND_MMAP;
+                if (p && bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
+                    lock == p + bpf_core_field_offset(struct rw_semaphore, wait_lock))
+                        return LW_KIND_MMAP_WAIT;
+        }
+        if (bpf_core_field_exists(struct sighand_struct, siglock)) {
+                p = (__u64)BPF_CORE_READ(t, sighand);
+                if (p && lock == p + bpf_core_field_offset(struct sighand_struct, siglock))
+                        return LW_KIND_SIGLOCK;
+        }
+        return LW_KIND_OTHER;
+}
+
+/* The id of the current kernel stack; -1 if it could not be kept (the
+ * maps are full). */
+static __always_inline __s32 stack_id(void *ctx)
+{
+        __u32 zero = 0, n, *id;
+        struct lw_stack *buf = bpf_map_lookup_elem(&stack_buf, &zero);
+
+        if (!buf || bpf_get_stack(ctx, buf, sizeof *buf, 0) <= 0)
+                return -1;                      /* the rest of buf is zeroed */
+        id = bpf_map_lookup_elem(&stack_ids, buf);
+        if (id)
+                return (__s32)*id;
+        n = __sync_fetch_and_add(&next_stack, 1);
+        if (n >= LW_STACKS || bpf_map_update_elem(&stacks, &n, buf, BPF_ANY) < 0)
+                return -1;
+        if (bpf_map_update_elem(&stack_ids, buf, &n, BPF_NOEXIST) == 0)
+                return (__s32)n;
+        id = bpf_map_lookup_elem(&stack_ids, buf);      /* another CPU gave it an id first */
+        return id ? (__s32)*id : -1;
 }
 
 static __always_inline int spins(__u32 flags)
@@ -124,6 +261,7 @@ int lw_begin(struct tp_contention_begin *ctx)
 
         if (!c)
                 return KEEP;
+        note_rq_lock();
         if (spin) {
                 slot = bpf_map_lookup_elem(&spin_wait, &zero);
                 if (!slot)
@@ -137,7 +275,7 @@ int lw_begin(struct tp_contention_begin *ctx)
                 return KEEP;
         }
         /* the stack at the begin, cut to LW_STACK_DEPTH frames */
-        w.stackid = bpf_get_stackid(ctx, &stacks, 0);
+        w.stackid = stack_id(ctx);
         w.ts = bpf_ktime_get_ns();
         if (slot)
                 *slot = w;
@@ -148,14 +286,22 @@ int lw_begin(struct tp_contention_begin *ctx)
 
 static __always_inline void add_caller(struct lw_cpu *c, const struct wait_begin *w, __u64 d)
 {
-        struct lw_caller_key k = { .stackid = w->stackid, .flags = w->flags };
+        struct lw_caller_key k = { .stackid = w->stackid, .flags = w->flags, .lock = w->lock };
         struct lw_caller_val *v, nv = { .count = 1, .total_ns = d, .max_ns = d, .min_ns = d, .epoch = epoch };
-        __u64 old;
+        __u64 old, cg;
+        __u32 *own;
 
         if (w->stackid < 0)
                 c->lost_stack++;                /* counted under stackid -1 */
+        if (own_n) {
+                cg = bpf_get_current_cgroup_id();
+                own = bpf_map_lookup_elem(&own_cg, &cg);
+                if (own)
+                        k.own = *own;
+        }
         v = bpf_map_lookup_elem(&callers, &k);
         if (!v) {
+                nv.kind = lock_kind(w->lock);
                 if (bpf_map_update_elem(&callers, &k, &nv, BPF_NOEXIST) == 0)
                         return;
                 v = bpf_map_lookup_elem(&callers, &k);  /* another CPU inserted it */

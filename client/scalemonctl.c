@@ -31,8 +31,8 @@ static const struct verb verbs[] = {
                                    "  run delete NAME             a finished run, its totals, tags, scores and marks" },
         { "runs",    verb_runs,    "runs [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]" },
         { "report",  verb_report,  "report [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME] [--metric M,...]\n"
-                                   "              [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
-                                   "              [--explain] [--score K] [--lower-is-better K,...]\n"
+                                   "              [--per system|node|cpu] [--locks caller|lock] [--group-by TAG,...]\n"
+                                   "              [--baseline K=V,...] [--explain] [--score K] [--lower-is-better K,...]\n"
                                    "              [--variance-cv PCT] [--variance-minmax R] [--alpha P]" },
         { "explain", verb_explain, "explain RUN [--against RUN,...] [--score K]\n"
                                    "              why RUN differs from its siblings: context, counters, phases, CPUs" },

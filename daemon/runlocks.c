@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,35 +11,74 @@
 #include "runlocks.h"
 #include "store-locks.h"
 
-int runlocks_store(struct store *st, int64_t id, struct lockwait_run *run)
+int runlocks_stop(struct lockwait_run *run, struct lw_result *ret)
 {
-        _cleanup_free_ struct lw_row *rows = NULL;
-        _cleanup_free_ struct store_lock *v = NULL;
-        struct store_lock_lost lost;
-        struct lw_lost l;
-        size_t n = 0;
-        int r;
+        return lockwait_run_stop(run, ret);
+}
 
-        r = lockwait_run_stop(run, &rows, &n, &l);
-        if (r < 0)
-                return r;
-        if (n) {
-                v = calloc(n, sizeof *v);
-                if (!v)
-                        return -ENOMEM;
-        }
-        for (size_t i = 0; i < n; i++) {
-                snprintf(v[i].caller, sizeof v[i].caller, "%s", rows[i].caller);
-                snprintf(v[i].type, sizeof v[i].type, "%s", rows[i].type);
-                v[i].contended = (int64_t)rows[i].contended;
-                v[i].total_wait_ns = (int64_t)rows[i].total_ns;
-                v[i].max_wait_ns = (int64_t)rows[i].max_ns;
-                v[i].min_wait_ns = (int64_t)rows[i].min_ns;
-        }
-        lost = (struct store_lock_lost){ .known = true, .untimed = (int64_t)l.untimed,
-                                         .unattributed = (int64_t)l.unattributed,
-                                         .unattributed_ns = (int64_t)l.unattributed_ns };
-        return store_run_locks_put(st, id, v, n, &lost);
+int runlocks_own_total(const struct lw_result *res, struct store_total **rows, size_t *n)
+{
+        struct store_total *t;
+
+        if (!res->has_own)
+                return 0;
+        t = realloc(*rows, (*n + 1) * sizeof *t);
+        if (!t)
+                return -ENOMEM;
+        *rows = t;
+        t[*n] = (struct store_total){ .level = LEVEL_CGROUP, .loc = 0, .value = (double)res->own_total_ns };
+        snprintf(t[*n].metric, sizeof t[*n].metric, "%s", metric_table[M_LOCK_WAIT_NS].name);
+        (*n)++;
+        return 0;
+}
+
+static void copy_row(struct store_lock *d, const struct lw_row *r, bool own)
+{
+        snprintf(d->caller, sizeof d->caller, "%s", r->caller);
+        snprintf(d->type, sizeof d->type, "%s", r->type);
+        d->contended = (int64_t)r->contended;
+        d->total_wait_ns = (int64_t)r->total_ns;
+        d->max_wait_ns = (int64_t)r->max_ns;
+        d->min_wait_ns = (int64_t)r->min_ns;
+        d->locks = (int64_t)r->locks;
+        d->has_own = own;
+        d->own_contended = (int64_t)r->own_contended;
+        d->own_total_wait_ns = (int64_t)r->own_total_ns;
+}
+
+static void copy_lock(struct store_lock_obj *d, const struct lw_lock_row *r, bool own)
+{
+        snprintf(d->lock, sizeof d->lock, "0x%016" PRIx64, r->addr);
+        snprintf(d->name, sizeof d->name, "%s", r->name);
+        snprintf(d->type, sizeof d->type, "%s", r->type);
+        d->contended = (int64_t)r->contended;
+        d->total_wait_ns = (int64_t)r->total_ns;
+        d->max_wait_ns = (int64_t)r->max_ns;
+        d->callers = (int64_t)r->callers;
+        d->has_own = own;
+        d->own_contended = (int64_t)r->own_contended;
+        d->own_total_wait_ns = (int64_t)r->own_total_ns;
+}
+
+int runlocks_put(struct store *st, int64_t id, const struct lw_result *res)
+{
+        _cleanup_free_ struct store_lock *v = NULL;
+        _cleanup_free_ struct store_lock_obj *o = NULL;
+        struct store_lock_lost lost;
+
+        if (res->n && !(v = calloc(res->n, sizeof *v)))
+                return -ENOMEM;
+        if (res->nlocks && !(o = calloc(res->nlocks, sizeof *o)))
+                return -ENOMEM;
+        for (size_t i = 0; i < res->n; i++)
+                copy_row(&v[i], &res->rows[i], res->has_own);
+        for (size_t i = 0; i < res->nlocks; i++)
+                copy_lock(&o[i], &res->locks[i], res->has_own);
+        lost = (struct store_lock_lost){ .known = true, .untimed = (int64_t)res->lost.untimed,
+                                         .unattributed = (int64_t)res->lost.unattributed,
+                                         .unattributed_ns = (int64_t)res->lost.unattributed_ns,
+                                         .nested = (int64_t)res->lost.nested };
+        return store_run_locks_put(st, id, v, res->n, o, res->nlocks, &lost);
 }
 
 int runlocks_max_values(struct store *st, int64_t after_tick, int64_t upto_tick, double *vals, int nloc)

@@ -268,6 +268,10 @@ static void runs_own_start(struct open_run *r, const struct runs_env *env, const
         ret->cgroup = strdup(path);
         log_run(LOG_INFO, r->name, "run %s: counting its cgroup %s%s%s", r->name, path, notes ? "; " : "",
                 notes ? notes : "");
+        /* its tasks' lock waits told apart from the machine's */
+        if (r->locks && (e = lockwait_run_own(r->locks, path)) < 0)
+                log_run(LOG_WARNING, r->name, "run %s: its own lock wait will not be told apart: %s", r->name,
+                        strerror(-e));
 }
 
 int runs_own_sample(struct runs *rs, struct tick *t)
@@ -422,6 +426,8 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         const int64_t *tot = sampler_totals(sm);
         struct store_total *totals = NULL;
         size_t ntotals = 0;
+        struct lw_result locks = { 0 };
+        bool have_locks = false;
         struct run_end re = { .status = status, .end = pt->time, .end_tick = pt->tick,
                               .length_ns = pt->mono - r->start_mono };
         bool *cpus = NULL;
@@ -447,6 +453,15 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
                 e = owncg_totals(r->own, &totals, &ntotals);
         if (e < 0)
                 goto out;
+        if (r->locks) {                 /* the run's contended locks, and its own share of them */
+                int el = runlocks_stop(TAKE_PTR(r->locks), &locks);
+                have_locks = el >= 0;
+                if (el < 0)
+                        log_run(LOG_WARNING, r->name, "run %s: its contended locks were not recorded: %s", r->name,
+                                strerror(-el));
+                else if (r->own && (e = runlocks_own_total(&locks, &totals, &ntotals)) < 0)
+                        goto out;
+        }
         re.totals = totals;
         re.ntotals = ntotals;
         if (req) {
@@ -465,8 +480,8 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         e = store_run_finish(st, r->id, &re);
         if (e < 0)
                 goto out;
-        if (r->locks) {                 /* the run's contended locks */
-                int el = runlocks_store(st, r->id, TAKE_PTR(r->locks));
+        if (have_locks) {
+                int el = runlocks_put(st, r->id, &locks);
                 if (el < 0)
                         log_run(LOG_WARNING, r->name, "run %s: its contended locks were not recorded: %s", r->name,
                                 el == -EIO ? store_errmsg(st) : strerror(-el));
@@ -475,6 +490,7 @@ static int finish(struct runs *rs, size_t i, struct store *st, const struct samp
         memmove(&rs->v[i], &rs->v[i + 1], (rs->n - i - 1) * sizeof *rs->v);
         rs->n--;
 out:
+        lw_result_clear(&locks);
         free(vals);
         free(cpus);
         free(totals);

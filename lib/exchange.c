@@ -617,7 +617,8 @@ static int lock_array(json_t *a, json_t *lost, struct store_lock **ret, size_t *
                                                       .untimed = json_integer_value(json_object_get(lost, "untimed")),
                                                       .unattributed = json_integer_value(json_object_get(lost, "unattributed")),
                                                       .unattributed_ns =
-                                                              json_integer_value(json_object_get(lost, "unattributed_ns")) };
+                                                              json_integer_value(json_object_get(lost, "unattributed_ns")),
+                                                      .nested = -1 };   /* not exported */
         *ret = v;
         *ret_n = n;
         return 0;

@@ -1,4 +1,5 @@
-/* store-locks.c - run_lock and run_lock_lost (schema/0006-locks.sql), and
+/* store-locks.c - run_lock, run_lock_lost and run_lock_object
+ * (schema/0006-locks.sql, 0008-lock-objects.sql), and
  * the maximum of a "max" metric (lock_wait_max_ns) over a run's ticks:
  * such a value cannot be differenced from two snapshots like a count, so
  * the run's value is the largest per-tick value stored between its start
@@ -15,6 +16,48 @@
 #include "store-internal.h"
 #include "store-locks.h"
 
+static void bind_own(sqlite3_stmt *st, int col, bool has, int64_t contended, int64_t total)
+{
+        if (has) {
+                sqlite3_bind_int64(st, col, contended);
+                sqlite3_bind_int64(st, col + 1, total);
+        } else {
+                sqlite3_bind_null(st, col);
+                sqlite3_bind_null(st, col + 1);
+        }
+}
+
+static int objects_insert(struct store *s, int64_t run, const struct store_lock_obj *o, size_t n)
+{
+        sqlite3_stmt *st = NULL;
+        int r = 0;
+
+        if (n == 0)
+                return 0;
+        if (sqlite3_prepare_v2(s->db,
+                               "INSERT OR REPLACE INTO run_lock_object (run, lock, name, type, contended, "
+                               "total_wait_ns, max_wait_ns, callers, own_contended, own_total_wait_ns) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                               -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "run_lock_object");
+        for (size_t i = 0; i < n && r == 0; i++) {
+                sqlite3_bind_int64(st, 1, run);
+                sqlite3_bind_text(st, 2, o[i].lock, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 3, o[i].name, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 4, o[i].type, -1, SQLITE_STATIC);
+                sqlite3_bind_int64(st, 5, o[i].contended);
+                sqlite3_bind_int64(st, 6, o[i].total_wait_ns);
+                sqlite3_bind_int64(st, 7, o[i].max_wait_ns);
+                sqlite3_bind_int64(st, 8, o[i].callers);
+                bind_own(st, 9, o[i].has_own, o[i].own_contended, o[i].own_total_wait_ns);
+                if (sqlite3_step(st) != SQLITE_DONE)
+                        r = store_sqlite_error(s, "run_lock_object");
+                sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
 /* The rows of store_run_locks_put(), inside the caller's transaction
  * (store-internal.h: import writes them in its own). */
 int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v, size_t n,
@@ -25,7 +68,8 @@ int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v,
 
         if (sqlite3_prepare_v2(s->db,
                                "INSERT OR REPLACE INTO run_lock (run, caller, type, contended, total_wait_ns, "
-                               "max_wait_ns, min_wait_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                               "max_wait_ns, min_wait_ns, locks, own_contended, own_total_wait_ns) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                                -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "run_lock");
         for (size_t i = 0; i < n && r == 0; i++) {
@@ -36,6 +80,8 @@ int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v,
                 sqlite3_bind_int64(st, 5, v[i].total_wait_ns);
                 sqlite3_bind_int64(st, 6, v[i].max_wait_ns);
                 sqlite3_bind_int64(st, 7, v[i].min_wait_ns);
+                sqlite3_bind_int64(st, 8, v[i].locks);
+                bind_own(st, 9, v[i].has_own, v[i].own_contended, v[i].own_total_wait_ns);
                 if (sqlite3_step(st) != SQLITE_DONE)
                         r = store_sqlite_error(s, "run_lock");
                 sqlite3_reset(st);
@@ -44,26 +90,32 @@ int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v,
         if (r < 0 || !lost || !lost->known)
                 return r;
         if (sqlite3_prepare_v2(s->db,
-                               "INSERT OR REPLACE INTO run_lock_lost (run, untimed, unattributed, unattributed_ns) "
-                               "VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+                               "INSERT OR REPLACE INTO run_lock_lost (run, untimed, unattributed, unattributed_ns, nested) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "run_lock_lost");
         sqlite3_bind_int64(st, 1, run);
         sqlite3_bind_int64(st, 2, lost->untimed);
         sqlite3_bind_int64(st, 3, lost->unattributed);
         sqlite3_bind_int64(st, 4, lost->unattributed_ns);
+        if (lost->nested >= 0)
+                sqlite3_bind_int64(st, 5, lost->nested);
+        else
+                sqlite3_bind_null(st, 5);
         r = sqlite3_step(st) == SQLITE_DONE ? 0 : store_sqlite_error(s, "run_lock_lost");
         sqlite3_finalize(st);
         return r;
 }
 
 int store_run_locks_put(struct store *s, int64_t run, const struct store_lock *v, size_t n,
-                        const struct store_lock_lost *lost)
+                        const struct store_lock_obj *o, size_t no, const struct store_lock_lost *lost)
 {
         int r = store_exec(s, "BEGIN IMMEDIATE");
 
         if (r < 0)
                 return r;
         r = store_locks_insert(s, run, v, n, lost);
+        if (r >= 0)
+                r = objects_insert(s, run, o, no);
         if (r < 0) {
                 store_exec(s, "ROLLBACK");
                 return r;
@@ -82,7 +134,8 @@ int store_run_locks_get(struct store *s, int64_t run, struct store_lock **ret, s
 
         /* a database from before 0006 has neither table: no locks */
         if (sqlite3_prepare_v2(s->db,
-                               "SELECT caller, type, contended, total_wait_ns, max_wait_ns, min_wait_ns FROM run_lock "
+                               "SELECT caller, type, contended, total_wait_ns, max_wait_ns, min_wait_ns, locks, "
+                               "own_contended, own_total_wait_ns FROM run_lock "
                                "WHERE run = ?1 ORDER BY total_wait_ns DESC, contended DESC, caller",
                                -1, &st, NULL) != SQLITE_OK) {
                 *ret = NULL;
@@ -109,22 +162,76 @@ int store_run_locks_get(struct store *s, int64_t run, struct store_lock **ret, s
                 l->total_wait_ns = sqlite3_column_int64(st, 3);
                 l->max_wait_ns = sqlite3_column_int64(st, 4);
                 l->min_wait_ns = sqlite3_column_int64(st, 5);
+                l->locks = sqlite3_column_int64(st, 6);
+                l->has_own = sqlite3_column_type(st, 7) != SQLITE_NULL;
+                l->own_contended = sqlite3_column_int64(st, 7);
+                l->own_total_wait_ns = sqlite3_column_int64(st, 8);
         }
         sqlite3_finalize(st);
         if (r != SQLITE_DONE)
                 return store_sqlite_error(s, "run_lock");
-        if (sqlite3_prepare_v2(s->db, "SELECT untimed, unattributed, unattributed_ns FROM run_lock_lost WHERE run = ?1",
-                               -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_prepare_v2(s->db, "SELECT untimed, unattributed, unattributed_ns, nested FROM run_lock_lost "
+                               "WHERE run = ?1", -1, &st, NULL) == SQLITE_OK) {
                 sqlite3_bind_int64(st, 1, run);
                 if (sqlite3_step(st) == SQLITE_ROW)
                         lost = (struct store_lock_lost){ .known = true, .untimed = sqlite3_column_int64(st, 0),
                                                          .unattributed = sqlite3_column_int64(st, 1),
-                                                         .unattributed_ns = sqlite3_column_int64(st, 2) };
+                                                         .unattributed_ns = sqlite3_column_int64(st, 2),
+                                                         .nested = sqlite3_column_type(st, 3) == SQLITE_NULL
+                                                                           ? -1 : sqlite3_column_int64(st, 3) };
                 sqlite3_finalize(st);
         }
         *ret = TAKE_PTR(v);
         *ret_n = n;
         *ret_lost = lost;
+        return 0;
+}
+
+int store_run_lock_objects_get(struct store *s, int64_t run, struct store_lock_obj **ret, size_t *ret_n)
+{
+        _cleanup_free_ struct store_lock_obj *v = NULL;
+        size_t n = 0, cap = 0;
+        sqlite3_stmt *st;
+        int r;
+
+        *ret = NULL;
+        *ret_n = 0;
+        /* a database from before 0008 has no such table: no objects */
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT lock, name, type, contended, total_wait_ns, max_wait_ns, callers, own_contended, "
+                               "own_total_wait_ns FROM run_lock_object WHERE run = ?1 "
+                               "ORDER BY total_wait_ns DESC, contended DESC, lock",
+                               -1, &st, NULL) != SQLITE_OK)
+                return 0;
+        sqlite3_bind_int64(st, 1, run);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                struct store_lock_obj *o;
+                if (n == cap) {
+                        struct store_lock_obj *t = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *t);
+                        if (!t) {
+                                sqlite3_finalize(st);
+                                return -ENOMEM;
+                        }
+                        v = t;
+                }
+                o = &v[n++];
+                memset(o, 0, sizeof *o);
+                snprintf(o->lock, sizeof o->lock, "%s", (const char *)sqlite3_column_text(st, 0));
+                snprintf(o->name, sizeof o->name, "%s", (const char *)sqlite3_column_text(st, 1));
+                snprintf(o->type, sizeof o->type, "%s", (const char *)sqlite3_column_text(st, 2));
+                o->contended = sqlite3_column_int64(st, 3);
+                o->total_wait_ns = sqlite3_column_int64(st, 4);
+                o->max_wait_ns = sqlite3_column_int64(st, 5);
+                o->callers = sqlite3_column_int64(st, 6);
+                o->has_own = sqlite3_column_type(st, 7) != SQLITE_NULL;
+                o->own_contended = sqlite3_column_int64(st, 7);
+                o->own_total_wait_ns = sqlite3_column_int64(st, 8);
+        }
+        sqlite3_finalize(st);
+        if (r != SQLITE_DONE)
+                return store_sqlite_error(s, "run_lock_object");
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
         return 0;
 }
 

@@ -2,9 +2,10 @@
  * share of CPU time, and locks compared between groups: typed results
  * (analysis.h), which locks.c formats.
  *
- * The locks come from run_lock (schema/0006-locks.sql), written by
- * scalemond when the run stopped: exact counts and total waits between
- * the run's start and stop, callers already named. */
+ * The locks come from run_lock and run_lock_object (schema/0006-locks.sql,
+ * 0008-lock-objects.sql), written by scalemond when the run stopped: exact
+ * counts and total waits between the run's start and stop, callers and
+ * lock objects already named. */
 #include "config.h"
 
 #include <errno.h>
@@ -17,12 +18,17 @@
 
 int analysis_locks_load(struct store *st, struct analysis_run *r)
 {
-        return store_run_locks_get(st, r->info.id, &r->locks.v, &r->locks.n, &r->locks.lost);
+        int e = store_run_locks_get(st, r->info.id, &r->locks.v, &r->locks.n, &r->locks.lost);
+
+        if (e < 0)
+                return e;
+        return store_run_lock_objects_get(st, r->info.id, &r->locks.obj, &r->locks.nobj);
 }
 
 void analysis_locks_free(struct analysis_locks *l)
 {
         free(l->v);
+        free(l->obj);
         memset(l, 0, sizeof *l);
 }
 
@@ -71,6 +77,29 @@ int analysis_lock_max_loc(const struct analysis_run *r, enum total_level level)
                     streq(r->d.totals[i].metric, metric_table[M_LOCK_WAIT_NS].name))
                         mx = r->d.totals[i].loc;
         return mx;
+}
+
+bool analysis_lock_counts(const struct analysis_run *r, struct lock_counts *ret)
+{
+        struct lock_counts c = { 0 };
+        bool any = false;
+
+        if (!r->m[M_LOCK_CONTENTIONS].have || !r->locks.lost.known)
+                return false;
+        for (int m = M_LOCK_CONTENTIONS_SPINLOCK; m <= M_LOCK_CONTENTIONS_RTMUTEX; m++)
+                if (r->m[m].have) {
+                        c.waits += r->m[m].total;
+                        any = true;
+                }
+        if (!any)
+                return false;
+        c.begins = r->m[M_LOCK_CONTENTIONS].total;
+        c.nested_known = r->locks.lost.nested >= 0;
+        c.nested = c.nested_known ? (double)r->locks.lost.nested : 0;
+        c.untimed = (double)r->locks.lost.untimed;
+        c.edges = c.begins - c.waits - c.nested - c.untimed;
+        *ret = c;
+        return true;
 }
 
 static struct lock_change *find_change(struct lock_change *v, size_t n, const char *caller, const char *type)

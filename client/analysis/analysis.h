@@ -36,11 +36,13 @@ struct mstat {
         double own_total;       /* what the run's cgroup counted (report-own.c) */
 };
 
-/* A run's contended kernel locks (run_lock, schema 0006), largest total
+/* A run's contended kernel locks (run_lock, schemas 0006 and 0008), largest total
  * wait first; lost.known is false for a run recorded without BPF. */
 struct analysis_locks {
         struct store_lock *v;
         size_t n;
+        struct store_lock_obj *obj;     /* the same waits by lock object (run_lock_object, schema 0008) */
+        size_t nobj;
         struct store_lock_lost lost;
 };
 
@@ -163,6 +165,19 @@ void analysis_locks_free(struct analysis_locks *l);
 bool analysis_lock_share(const struct analysis_run *r, enum total_level level, int loc, double *ret);
 /* Highest node or CPU with a lock_wait_ns total, -1 if none. */
 int analysis_lock_max_loc(const struct analysis_run *r, enum total_level level);
+
+/* The two counts of one run's lock waits side by side: lock_contentions
+ * (the perf counter, every lock:contention_begin) and the waits BPF timed
+ * (at their end).  They differ by the second begins of one wait (nested:
+ * a mutex that spins, then sleeps), the waits the maps could not time,
+ * and the waits open across the run's start or stop (edges, the rest:
+ * positive when more began than ended).  False without both counts. */
+struct lock_counts {
+        double begins, waits;
+        bool nested_known;      /* a run from before schema 0008 has no nested count */
+        double nested, untimed, edges;
+};
+bool analysis_lock_counts(const struct analysis_run *r, struct lock_counts *ret);
 
 /* A lock (caller, type) in a group against its baseline group: mean
  * total wait per run. */

@@ -7,9 +7,15 @@
  * passes 1 on a busy lock.  Shown as what it is, the number of tasks
  * waiting for a kernel lock per CPU, on average over the run; a waiter is
  * counted on the CPU where its wait ended.
+ *
+ * The tables count every task's waits: they are machine-wide, and say so.
+ * Where the run had its own cgroup, OWN columns give its tasks' share of
+ * each row (the benchmark's own lock wait).
  */
 #include "config.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +52,42 @@ static void print_share_line(const struct analysis_run *r, enum total_level leve
                 printf("  lock wait per %s (tasks waiting per CPU): %s\n", level == LEVEL_CPU ? "CPU" : "node", line);
 }
 
+/* The benchmark's own lock wait, where its cgroup was told apart. */
+static void print_own_wait(const struct analysis_run *r)
+{
+        uint64_t n = 0;
+        double own, share;
+        char ow[32];
+
+        if (!analysis_own_share(r, M_LOCK_WAIT_NS, &own, &share))
+                return;
+        for (size_t i = 0; i < r->locks.n; i++)
+                n += (uint64_t)r->locks.v[i].own_contended;
+        fmt_ns(own, ow, sizeof ow);
+        printf("  lock wait of the benchmark's own tasks: %s in %" PRIu64 " waits", ow, n);
+        if (!isnan(share))
+                printf(" (%.1f%% of the machine's)", share * 100);
+        printf("\n");
+}
+
+/* Why lock_contentions and the timed waits differ, in one line. */
+static void print_counts(const struct analysis_run *r)
+{
+        struct lock_counts c;
+
+        if (!analysis_lock_counts(r, &c) || c.begins == c.waits)
+                return;
+        if (!c.nested_known) {
+                printf("  lock contentions %.0f vs %.0f waits timed: the counter counts every begin, BPF each wait at "
+                       "its end (a mutex that spins, then sleeps, begins twice; waits open at the run's edges)\n",
+                       c.begins, c.waits);
+                return;
+        }
+        printf("  lock contentions %.0f vs %.0f waits timed: %.0f second begins of one wait (a mutex spins, then "
+               "sleeps), %.0f not timed (map full), %+.0f open across the run's edges\n",
+               c.begins, c.waits, c.nested, c.untimed, c.edges);
+}
+
 void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu)
 {
         double share, waits = 0;
@@ -60,41 +102,104 @@ void locks_print_share(const struct analysis_run *r, bool per_node, bool per_cpu
                 fmt_ns(r->m[M_LOCK_WAIT_MAX_NS].total, mw, sizeof mw);
         printf("  lock wait: %s in %.0f waits%s%s; %.2f tasks waiting per CPU, on average over the run\n", tw, waits,
                r->m[M_LOCK_WAIT_MAX_NS].have ? ", longest " : "", r->m[M_LOCK_WAIT_MAX_NS].have ? mw : "", share);
+        print_own_wait(r);
+        print_counts(r);
         if (per_node || per_cpu)
                 print_share_line(r, LEVEL_NODE);
         if (per_cpu)
                 print_share_line(r, LEVEL_CPU);
 }
 
-void locks_print(const struct analysis_run *r, size_t max_rows)
+static bool has_own(const struct analysis_locks *l)
 {
-        static const char *const cols[] = { "CONTENDED", "TOTAL_WAIT", "MAX_WAIT", "AVG_WAIT", "TYPE", "CALLER", NULL };
+        return (l->n && l->v[0].has_own) || (l->nobj && l->obj[0].has_own);
+}
+
+/* CONTENDED TOTAL_WAIT MAX_WAIT AVG_WAIT into c, t, m, a */
+static void common_cells(int64_t n, int64_t total, int64_t max, char c[32], char t[32], char m[32], char a[32])
+{
+        snprintf(c, 32, "%lld", (long long)n);
+        fmt_ns((double)total, t, 32);
+        fmt_ns((double)max, m, 32);
+        fmt_ns(n ? (double)total / (double)n : 0, a, 32);
+}
+
+static void print_by_caller(const struct analysis_locks *l, size_t max_rows, bool own)
+{
+        static const char *const cols[] = { "CONTENDED", "TOTAL_WAIT", "MAX_WAIT", "AVG_WAIT", "LOCKS", "TYPE", "CALLER",
+                                            NULL };
+        static const char *const cols_own[] = { "CONTENDED", "TOTAL_WAIT", "MAX_WAIT", "AVG_WAIT", "LOCKS",
+                                                "OWN_CONTENDED", "OWN_WAIT", "TYPE", "CALLER", NULL };
+        struct libscols_table *tb = own ? table_new(cols_own, "rrrrrrr") : table_new(cols, "rrrrr");
+
+        if (!tb)
+                return;
+        for (size_t i = 0; i < l->n && (max_rows == 0 || i < max_rows); i++) {
+                const struct store_lock *k = &l->v[i];
+                char c[32], t[32], m[32], a[32], nl[32], oc[32], ow[32];
+                common_cells(k->contended, k->total_wait_ns, k->max_wait_ns, c, t, m, a);
+                snprintf(nl, sizeof nl, k->locks ? "%lld" : "-", (long long)k->locks);
+                snprintf(oc, sizeof oc, "%lld", (long long)k->own_contended);
+                fmt_ns((double)k->own_total_wait_ns, ow, sizeof ow);
+                if (own)
+                        table_row(tb, c, t, m, a, nl, oc, ow, k->type, k->caller);
+                else
+                        table_row(tb, c, t, m, a, nl, k->type, k->caller);
+        }
+        table_print(tb);
+        if (max_rows && l->n > max_rows)
+                printf("  (%zu more callers: --format json lists them all)\n", l->n - max_rows);
+}
+
+static void print_by_lock(const struct analysis_locks *l, size_t max_rows, bool own)
+{
+        static const char *const cols[] = { "CONTENDED", "TOTAL_WAIT", "MAX_WAIT", "AVG_WAIT", "CALLERS", "TYPE", "ADDRESS",
+                                            "NAME", NULL };
+        static const char *const cols_own[] = { "CONTENDED", "TOTAL_WAIT", "MAX_WAIT", "AVG_WAIT", "CALLERS",
+                                                "OWN_CONTENDED", "OWN_WAIT", "TYPE", "ADDRESS", "NAME", NULL };
+        struct libscols_table *tb = own ? table_new(cols_own, "rrrrrrr") : table_new(cols, "rrrrr");
+
+        if (!tb)
+                return;
+        for (size_t i = 0; i < l->nobj && (max_rows == 0 || i < max_rows); i++) {
+                const struct store_lock_obj *k = &l->obj[i];
+                char c[32], t[32], m[32], a[32], nc[32], oc[32], ow[32];
+                common_cells(k->contended, k->total_wait_ns, k->max_wait_ns, c, t, m, a);
+                snprintf(nc, sizeof nc, "%lld", (long long)k->callers);
+                snprintf(oc, sizeof oc, "%lld", (long long)k->own_contended);
+                fmt_ns((double)k->own_total_wait_ns, ow, sizeof ow);
+                if (own)
+                        table_row(tb, c, t, m, a, nc, oc, ow, k->type, k->lock, k->name);
+                else
+                        table_row(tb, c, t, m, a, nc, k->type, k->lock, k->name);
+        }
+        table_print(tb);
+        if (max_rows && l->nobj > max_rows)
+                printf("  (%zu more locks: --format json lists them all)\n", l->nobj - max_rows);
+}
+
+void locks_print(const struct analysis_run *r, size_t max_rows, bool by_lock)
+{
         const struct analysis_locks *l = &r->locks;
-        struct libscols_table *tb;
+        bool own = has_own(l);
         char tw[32];
 
         if (!l->lost.known)
                 return;
         if (l->n == 0) {
-                printf("  contended locks: none\n");
+                printf("  contended locks (machine-wide): none\n");
                 return;
         }
-        printf("  contended locks:\n");
-        tb = table_new(cols, "rrrrr");
-        if (!tb)
-                return;
-        for (size_t i = 0; i < l->n && (max_rows == 0 || i < max_rows); i++) {
-                const struct store_lock *k = &l->v[i];
-                char c[32], t[32], m[32], a[32];
-                snprintf(c, sizeof c, "%lld", (long long)k->contended);
-                fmt_ns((double)k->total_wait_ns, t, sizeof t);
-                fmt_ns((double)k->max_wait_ns, m, sizeof m);
-                fmt_ns(k->contended ? (double)k->total_wait_ns / (double)k->contended : 0, a, sizeof a);
-                table_row(tb, c, t, m, a, k->type, k->caller);
+        if (by_lock && l->nobj == 0) {
+                printf("  contended locks by lock: not recorded for this run (a scalemond from before lock identity)\n");
+                by_lock = false;
         }
-        table_print(tb);
-        if (max_rows && l->n > max_rows)
-                printf("  (%zu more callers: --format json lists them all)\n", l->n - max_rows);
+        printf("  contended locks by %s (machine-wide%s):\n", by_lock ? "lock" : "caller",
+               own ? "; OWN_*: the benchmark's own tasks" : "");
+        if (by_lock)
+                print_by_lock(l, max_rows, own);
+        else
+                print_by_caller(l, max_rows, own);
         if (l->lost.untimed || l->lost.unattributed) {
                 fmt_ns((double)l->lost.unattributed_ns, tw, sizeof tw);
                 printf("  LOST: %lld waits not timed (per-task map full), %lld waits (%s) not in this table "
@@ -119,6 +224,39 @@ static json_t *share_obj(const struct analysis_run *r, enum total_level level)
         return o;
 }
 
+static void add_own(json_t *o, bool has, int64_t contended, int64_t total)
+{
+        json_object_set_new(o, "own_contended", has ? json_integer(contended) : json_null());
+        json_object_set_new(o, "own_total_wait_ns", has ? json_integer(total) : json_null());
+}
+
+static json_t *counts_json(const struct analysis_run *r)
+{
+        struct lock_counts c;
+
+        if (!analysis_lock_counts(r, &c))
+                return json_null();
+        return json_pack("{s:f,s:f,s:o,s:f,s:o}", "contentions", c.begins, "waits", c.waits, "nested",
+                         c.nested_known ? json_real(c.nested) : json_null(), "untimed", c.untimed, "edges",
+                         c.nested_known ? json_real(c.edges) : json_null());
+}
+
+static json_t *by_lock_json(const struct analysis_locks *l)
+{
+        json_t *a = json_array();
+
+        for (size_t i = 0; i < l->nobj; i++) {
+                const struct store_lock_obj *k = &l->obj[i];
+                json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:s}", "lock", k->lock, "name", k->name, "type",
+                                      k->type, "contended", (json_int_t)k->contended, "total_wait_ns",
+                                      (json_int_t)k->total_wait_ns, "max_wait_ns", (json_int_t)k->max_wait_ns,
+                                      "callers", (json_int_t)k->callers, "scope", "machine");
+                add_own(o, k->has_own, k->own_contended, k->own_total_wait_ns);
+                json_array_append_new(a, o);
+        }
+        return a;
+}
+
 void locks_add_json(const struct analysis_run *r, bool per_node, bool per_cpu, json_t *run)
 {
         const struct analysis_locks *l = &r->locks;
@@ -127,14 +265,19 @@ void locks_add_json(const struct analysis_run *r, bool per_node, bool per_cpu, j
 
         for (size_t i = 0; i < l->n; i++) {
                 const struct store_lock *k = &l->v[i];
-                json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:I,s:I,s:f,s:I}", "caller", k->caller, "type",
-                                                   k->type, "contended", (json_int_t)k->contended, "total_wait_ns",
-                                                   (json_int_t)k->total_wait_ns, "max_wait_ns",
-                                                   (json_int_t)k->max_wait_ns, "avg_wait_ns",
-                                                   k->contended ? (double)k->total_wait_ns / (double)k->contended : 0.0,
-                                                   "min_wait_ns", (json_int_t)k->min_wait_ns));
+                json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:f,s:I,s:s}", "caller", k->caller, "type", k->type,
+                                      "contended", (json_int_t)k->contended, "total_wait_ns",
+                                      (json_int_t)k->total_wait_ns, "max_wait_ns", (json_int_t)k->max_wait_ns,
+                                      "avg_wait_ns",
+                                      k->contended ? (double)k->total_wait_ns / (double)k->contended : 0.0,
+                                      "min_wait_ns", (json_int_t)k->min_wait_ns, "scope", "machine");
+                json_object_set_new(o, "locks", k->locks ? json_integer(k->locks) : json_null());
+                add_own(o, k->has_own, k->own_contended, k->own_total_wait_ns);
+                json_array_append_new(a, o);
         }
         json_object_set_new(run, "locks", a);
+        json_object_set_new(run, "locks_by_lock", by_lock_json(l));
+        json_object_set_new(run, "lock_counts", counts_json(r));
         if (l->lost.known)
                 json_object_set_new(run, "locks_lost",
                                     json_pack("{s:I,s:I,s:I}", "untimed", (json_int_t)l->lost.untimed, "unattributed",

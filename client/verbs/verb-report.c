@@ -279,7 +279,7 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
 }
 
 static void print_run_table(const struct analysis_run *r, const struct analysis_run *first, const bool *shown, enum per per,
-                            bool show_host)
+                            bool show_host, bool by_lock)
 {
         static const char *const cols[] = { "METRIC", "TOTAL", "PER_S", "CPU_MIN", "CPU_MEDIAN", "CPU_MAX", "IMBALANCE",
                                             "VS_FIRST", NULL };
@@ -335,7 +335,7 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                 table_row(tb, metric_table[m].name, total, per_s, mn, md, mx, im, vf);
         }
         table_print(tb);
-        locks_print(r, 10);             /* the contended locks */
+        locks_print(r, 10, by_lock);    /* the contended locks */
 
         if (per != PER_SYSTEM)
                 print_per_loc_table(r, shown, per);
@@ -349,6 +349,7 @@ struct report_args {
         bool selm[_M_MAX];      /* --metric */
         bool any_metric_opt;
         enum per per;
+        bool locks_by_lock;     /* --locks lock */
 };
 
 static void report_args_free(struct report_args *a)
@@ -367,6 +368,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                 { "host", required_argument, NULL, 'H' },
                 { "metric", required_argument, NULL, 'm' },
                 { "per", required_argument, NULL, 'p' },
+                { "locks", required_argument, NULL, 'l' },
                 { "group-by", required_argument, NULL, 'g' },
                 { "baseline", required_argument, NULL, 'b' },
                 { "explain", no_argument, NULL, 'e' },
@@ -403,6 +405,11 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                         else
                                 r = ctl_fail(EXIT_USAGE, "--per '%s': use system, node or cpu", optarg);
                         break;
+                case 'l':
+                        if (!streq(optarg, "caller") && !streq(optarg, "lock"))
+                                r = ctl_fail(EXIT_USAGE, "--locks '%s': use caller or lock", optarg);
+                        a->locks_by_lock = streq(optarg, "lock");
+                        break;
                 case 'g':
                         r = parse_group_by(go, optarg);
                         break;
@@ -427,9 +434,10 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                         break;
                 case 'h':
                         printf("Usage: scalemonctl report [--since WHEN] [--until WHEN] [--tag K=V]... [--metric M,...]\n"
-                               "                          [--per system|node|cpu] [--group-by TAG,...] [--baseline K=V,...]\n"
-                               "                          [--explain] [--score K] [--variance-cv PCT] [--variance-minmax R]\n"
-                               "                          [--alpha P] [--lower-is-better K,...] [--host NAME]\n"
+                               "                          [--per system|node|cpu] [--locks caller|lock] [--group-by TAG,...]\n"
+                               "                          [--baseline K=V,...] [--explain] [--score K] [--variance-cv PCT]\n"
+                               "                          [--variance-minmax R] [--alpha P] [--lower-is-better K,...]\n"
+                               "                          [--host NAME]\n"
                                "  --group-by takes tags, host and the recorded context keys (kernel, thp_enabled, ...)\n");
                         return -1;
                 default:
@@ -585,7 +593,8 @@ static void print_runs(const struct analysis_run *runs, size_t n, const struct c
         printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
         differs_print(cd, runs);
         for (size_t i = 0; i < n; i++)
-                print_run_table(&runs[i], analysis_first_same_tags(runs, i), shown, a->per, several_hosts(runs, n));
+                print_run_table(&runs[i], analysis_first_same_tags(runs, i), shown, a->per, several_hosts(runs, n),
+                                a->locks_by_lock);
         if (zl)
                 printf("zero in every run: %s\n", zero);
 }
@@ -612,7 +621,8 @@ static int output_report(const struct ctl *ctl, const struct analysis_run *runs,
                         /* context and marks are per-run detail, not columns */
                         json_object_del(o, "context");
                         json_object_del(o, "marks");
-                        json_object_del(o, "locks");    /* a list: JSON only */
+                        json_object_del(o, "locks");    /* lists: JSON only */
+                        json_object_del(o, "locks_by_lock");
                 }
                 json_array_append_new(arr, o);
         }

@@ -70,6 +70,7 @@ const char *lw_flags_label(uint32_t flags, char *buf, size_t size)
 struct ksym {
         uint64_t addr;
         uint32_t name;          /* offset in names */
+        char type;              /* kallsyms' type letter: T text, D data, B bss, ... */
 };
 
 struct range {
@@ -159,7 +160,7 @@ int ksyms_parse(const char *buf, size_t len, struct ksyms **ret)
                 }
                 memcpy(names + nlen, name, l);
                 names[nlen + l] = 0;
-                v[n++] = (struct ksym){ .addr = addr, .name = (uint32_t)nlen };
+                v[n++] = (struct ksym){ .addr = addr, .name = (uint32_t)nlen, .type = q[1] };
                 nlen += l + 1;
         next:
                 p = nl ? nl + 1 : end;
@@ -214,6 +215,37 @@ const char *ksyms_find(const struct ksyms *ks, uint64_t addr, uint64_t *ret_off)
         }
         *ret_off = addr - ks->v[lo].addr;
         return ks->names + ks->v[lo].name;
+}
+
+const char *ksyms_find_data(const struct ksyms *ks, uint64_t addr, uint64_t *ret_off)
+{
+        size_t lo = 0, hi;
+
+        if (!ks || ks->n == 0 || addr < ks->v[0].addr || addr >= ks->v[ks->n - 1].addr)
+                return NULL;
+        hi = ks->n;
+        while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (ks->v[mid].addr <= addr)
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        /* kallsyms has no sizes: a static lock lies at most 64 KiB into its
+         * object.  Farther, addr is in a gap no symbol covers: between the
+         * per-CPU symbols' small offsets and the kernel image (the heap,
+         * vmalloc), or, on a kernel without CONFIG_KALLSYMS_ALL (text
+         * symbols and a few data markers only), behind a marker such as
+         * __start_init_stack, which is no lock's name */
+        if (addr - ks->v[lo].addr >= (64 << 10))
+                return NULL;
+        /* among the symbols at that address, a data one */
+        for (size_t i = lo + 1; i-- > 0 && ks->v[i].addr == ks->v[lo].addr;)
+                if (ks->v[i].type && strchr("dDbBrR", ks->v[i].type)) {
+                        *ret_off = addr - ks->v[i].addr;
+                        return ks->names + ks->v[i].name;
+                }
+        return NULL;
 }
 
 bool ksyms_is_lock_function(const struct ksyms *ks, uint64_t addr)
@@ -315,143 +347,4 @@ void lw_caller_name_by(lw_sym_fn sym, void *userdata, const uint64_t *ips, size_
                 return;
         }
         snprintf(buf, size, "[locking code]");
-}
-
-/* ---- snapshots and runs ---- */
-
-static int key_cmp(const struct lw_caller_key *a, const struct lw_caller_key *b)
-{
-        if (a->stackid != b->stackid)
-                return a->stackid < b->stackid ? -1 : 1;
-        return a->flags < b->flags ? -1 : a->flags > b->flags;
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-        return key_cmp(&((const struct lw_entry *)a)->key, &((const struct lw_entry *)b)->key);
-}
-
-void lw_snap_sort(struct lw_snap *s)
-{
-        if (s->n > 1)
-                qsort(s->e, s->n, sizeof *s->e, entry_cmp);
-}
-
-void lw_snap_clear(struct lw_snap *s)
-{
-        free(s->e);
-        memset(s, 0, sizeof *s);
-}
-
-static const struct lw_entry *find(const struct lw_entry *v, size_t n, const struct lw_caller_key *k)
-{
-        struct lw_entry probe = { .key = *k };
-        return n ? bsearch(&probe, v, n, sizeof *v, entry_cmp) : NULL;
-}
-
-int lw_acc_fold(struct lw_acc *acc, const struct lw_snap *s)
-{
-        size_t nold = acc->nmm;
-
-        for (size_t i = 0; i < s->n; i++) {
-                const struct lw_entry *e = &s->e[i];
-                struct lw_entry *m;
-
-                if (e->val.epoch != s->epoch || e->val.count == 0)
-                        continue;       /* no wait on this key since the last boundary */
-                m = (struct lw_entry *)find(acc->mm, nold, &e->key);    /* the sorted part */
-                if (m) {
-                        m->val.max_ns = MAX(m->val.max_ns, e->val.max_ns);
-                        m->val.min_ns = MIN(m->val.min_ns, e->val.min_ns);
-                        continue;
-                }
-                if (acc->nmm == acc->capmm) {
-                        size_t cap = acc->capmm ? acc->capmm * 2 : 64;
-                        struct lw_entry *t = realloc(acc->mm, cap * sizeof *t);
-                        if (!t)
-                                return -ENOMEM;
-                        acc->mm = t;
-                        acc->capmm = cap;
-                }
-                /* s has each key once: appended, sorted in once below */
-                acc->mm[acc->nmm++] = (struct lw_entry){ .key = e->key, .val = { .max_ns = e->val.max_ns,
-                                                                                 .min_ns = e->val.min_ns } };
-        }
-        if (acc->nmm > nold)
-                qsort(acc->mm, acc->nmm, sizeof *acc->mm, entry_cmp);
-        return 0;
-}
-
-void lw_acc_clear(struct lw_acc *acc)
-{
-        lw_snap_clear(&acc->start);
-        free(acc->mm);
-        memset(acc, 0, sizeof *acc);
-}
-
-static int row_cmp(const void *a, const void *b)
-{
-        const struct lw_row *x = a, *y = b;
-        if (x->total_ns != y->total_ns)
-                return x->total_ns > y->total_ns ? -1 : 1;
-        if (x->contended != y->contended)
-                return x->contended > y->contended ? -1 : 1;
-        return strcmp(x->caller, y->caller);
-}
-
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-        return a >= b ? a - b : 0;
-}
-
-int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, lw_caller_fn caller, void *userdata,
-                struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
-{
-        _cleanup_free_ struct lw_row *rows = NULL;
-        size_t n = 0;
-
-        if (end->n) {
-                rows = calloc(end->n, sizeof *rows);
-                if (!rows)
-                        return -ENOMEM;
-        }
-        for (size_t i = 0; i < end->n; i++) {
-                const struct lw_entry *e = &end->e[i], *s = find(acc->start.e, acc->start.n, &e->key);
-                const struct lw_entry *m = find(acc->mm, acc->nmm, &e->key);
-                uint64_t cnt = sub0(e->val.count, s ? s->val.count : 0);
-                struct lw_row r = { 0 };
-                char lb[24];
-                size_t j;
-
-                if (cnt == 0)
-                        continue;
-                caller(userdata, e->key.stackid, r.caller, sizeof r.caller);
-                snprintf(r.type, sizeof r.type, "%s", lw_flags_label(e->key.flags, lb, sizeof lb));
-                r.contended = cnt;
-                r.total_ns = sub0(e->val.total_ns, s ? s->val.total_ns : 0);
-                /* every wait counted in the run lies in some epoch folded
-                 * into acc; m is missing only if a boundary's read raced
-                 * with the wait's end: then the best known is the total */
-                r.max_ns = m ? m->val.max_ns : r.total_ns;
-                r.min_ns = m ? m->val.min_ns : (cnt ? r.total_ns / cnt : 0);
-                for (j = 0; j < n; j++)
-                        if (streq(rows[j].caller, r.caller) && streq(rows[j].type, r.type))
-                                break;
-                if (j == n) {
-                        rows[n++] = r;
-                        continue;
-                }
-                rows[j].contended += r.contended;
-                rows[j].total_ns += r.total_ns;
-                rows[j].max_ns = MAX(rows[j].max_ns, r.max_ns);
-                rows[j].min_ns = MIN(rows[j].min_ns, r.min_ns);
-        }
-        if (n > 1)
-                qsort(rows, n, sizeof *rows, row_cmp);
-        *ret_lost = (struct lw_lost){ .untimed = sub0(end->lost_task, acc->start.lost_task),
-                                      .unattributed = sub0(end->lost_caller, acc->start.lost_caller),
-                                      .unattributed_ns = sub0(end->lost_caller_ns, acc->start.lost_caller_ns) };
-        *ret = TAKE_PTR(rows);
-        *ret_n = n;
-        return 0;
 }

@@ -28,6 +28,10 @@ struct ksyms *ksyms_free(struct ksyms *ks);
 /* The symbol containing addr: its name and addr's offset in it; NULL if
  * addr is below the first symbol. */
 const char *ksyms_find(const struct ksyms *ks, uint64_t addr, uint64_t *ret_off);
+/* A static lock's name: the data symbol (kallsyms type d, D, b, B, r or R)
+ * at or below addr, less than 64 KiB below it and with a symbol above it
+ * (a heap, vmalloc or per-CPU object is no symbol's); NULL otherwise. */
+const char *ksyms_find_data(const struct ksyms *ks, uint64_t addr, uint64_t *ret_off);
 /* Is addr in the locking code, which perf lock contention skips too: the
  * scheduler text (mutex, rwsem slow paths), the lock text (spinlocks), the
  * tracepoint's own functions. */
@@ -68,6 +72,7 @@ struct lw_snap {
         size_t n;
         uint64_t epoch;         /* the epoch in force while it was read */
         uint64_t lost_task, lost_caller, lost_caller_ns;   /* summed over CPUs */
+        uint64_t nested;        /* begins ignored: a wait was already open (summed over CPUs) */
 };
 void lw_snap_sort(struct lw_snap *s);
 void lw_snap_clear(struct lw_snap *s);
@@ -90,19 +95,51 @@ struct lw_row {
         char caller[128];
         char type[24];
         uint64_t contended, total_ns, max_ns, min_ns;
+        uint64_t locks;                         /* distinct lock objects waited for */
+        uint64_t own_contended, own_total_ns;   /* of those, the run's own cgroup's tasks' */
+};
+/* One row of the "by lock" table, merged by lock address. */
+struct lw_lock_row {
+        uint64_t addr;
+        char name[96];          /* "mmap_lock", "rq_lock", "siglock", "jiffies_lock", "pgd_lock+0x8" or "" */
+        char type[24];          /* the type of most of its wait */
+        uint64_t contended, total_ns, max_ns, min_ns;
+        uint64_t callers;       /* distinct callers (rows of the by-caller table) */
+        uint64_t own_contended, own_total_ns;
 };
 struct lw_lost {
         uint64_t untimed;       /* waits not timed: the per-task map was full */
         uint64_t unattributed;  /* timed waits missing from the table: the per-caller map was full */
         uint64_t unattributed_ns;
+        uint64_t nested;        /* second begins of one wait (a mutex that spun, then slept) */
 };
+/* A run's contended locks, both ways. */
+struct lw_result {
+        struct lw_row *rows;
+        size_t n;
+        struct lw_lock_row *locks;
+        size_t nlocks;
+        struct lw_lost lost;
+        bool has_own;                           /* the run had an own slot */
+        uint64_t own_contended, own_total_ns;   /* its own tasks' waits, over every row */
+};
+void lw_result_clear(struct lw_result *r);
+
 /* The caller of stack id stackid (-1: not kept) as lw_caller_name()
  * gives it: lockwait.c reads the stack map and keeps what it named (a
  * stack id always means the same stack), the tests use a fixture. */
 typedef void (*lw_caller_fn)(void *userdata, int32_t stackid, char *buf, size_t size);
+/* A lock's name from its address and what the program recognised it as
+ * (enum lw_kind): "" when it has none. */
+typedef void (*lw_lock_fn)(void *userdata, uint64_t addr, uint32_t kind, char *buf, size_t size);
+/* The kind's name ("mmap_lock", "siglock", "rq_lock", "mmap_lock.wait_lock"), NULL for LW_KIND_OTHER. */
+const char *lw_kind_name(uint32_t kind);
+
 /* The run's rows: end - acc->start for counts and totals, acc's folded
- * max/min, callers named by caller(), merged, largest total first. */
-int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, lw_caller_fn caller, void *userdata,
-                struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost);
+ * max/min, callers named by caller() and locks by lock(), merged, largest
+ * total first.  own: the run's own slot (0: none); entries of that slot
+ * are its own tasks' waits. */
+int lw_run_rows(const struct lw_acc *acc, const struct lw_snap *end, lw_caller_fn caller, lw_lock_fn lock,
+                void *userdata, uint32_t own, struct lw_result *ret);
 
 #endif

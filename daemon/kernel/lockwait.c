@@ -9,7 +9,10 @@
  *
  * /proc/kallsyms is opened once, at load, and kept: its addresses are
  * shown only to a reader that had CAP_SYSLOG when it opened the file (or
- * with kernel.perf_event_paranoid <= 1), and the symbols are read again
+ * with kernel.perf_event_paranoid <= 1).  It is read when a run's locks
+ * are first named, not at load: reading and sorting it is most of the
+ * daemon's start-up CPU, and a daemon may never stop a run with locks.
+ * The symbols are read again
  * through the same file at a run stop that meets an address they do not
  * cover, so that a caller in a module loaded since is still named.  Each
  * stack's caller is named once and kept: a stack id never changes its
@@ -17,15 +20,26 @@
  * CAP_SYSLOG) callers are named by the kernel itself, through the BPF
  * program lw_symbolize, and locking code is told by name
  * (lockwait-decode.h).
+ *
+ * Locks are named from their address: what the program recognised
+ * (mmap_lock, siglock, this CPU's rq_lock), another CPU's runqueue lock
+ * (the addresses the program noted in rq_lock_addr[]), a static lock's
+ * data symbol, or nothing (the table shows the address).
+ *
+ * A run with a cgroup registers the cgroup's id in own_cg under a slot of
+ * its own (two runs of one cgroup share it); the program keys its tasks'
+ * waits with that slot, so the run's rows say which waits were its own.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bpfload.h"
@@ -44,6 +58,7 @@
 struct lockwait_run {
         struct lw_acc acc;
         struct lockwait *lw;            /* NULL once lw is freed */
+        uint32_t own;                   /* its own_cg slot, 0: none */
         struct lockwait_run *next;
 };
 
@@ -59,6 +74,9 @@ struct lockwait {
         bool *named;                    /* ... (a stack id always means the same stack) */
         uint32_t nstacks;
         bool reread;                    /* /proc/kallsyms read again at this run stop */
+        bool ks_read;                   /* /proc/kallsyms read once (lazily) */
+        uint64_t own_cg[LW_OWN_MAX];    /* [slot]: the cgroup id registered there, 0: free (slot 0 unused) */
+        int own_refs[LW_OWN_MAX];       /* [slot]: runs using it */
 };
 
 static int read_kallsyms(struct lockwait *lw)
@@ -118,6 +136,12 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
         }
         lw->skel->rodata->max_cpus = (__u32)lw->nslots;
         bpf_map__set_max_entries(lw->skel->maps.cpu_stat, (__u32)lw->nslots);
+#if ENABLE_TEST_SEAMS
+        /* a per-caller map small enough for a test storm to fill */
+        if (getenv("SCALEMON_TEST_LOCK_MAP_ENTRIES"))
+                bpf_map__set_max_entries(lw->skel->maps.callers,
+                                         (__u32)strtoul(getenv("SCALEMON_TEST_LOCK_MAP_ENTRIES"), NULL, 10));
+#endif
         r = lockwait_bpf__load(lw->skel);
         if (r < 0) {
                 *ret_why = bpfload_why(r, LW_PROGRAM);
@@ -153,11 +177,9 @@ int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
                         *ret_why = NULL;
                 goto fail;
         }
-        /* callers are named where possible; without the addresses the
-         * table shows raw addresses, and says so */
+        /* opened now, while the daemon's credentials show the addresses;
+         * read when a run's locks are first named */
         lw->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-        if (lw->kallsyms_fd >= 0)
-                (void)read_kallsyms(lw);
         *ret = lw;
         return 0;
 fail:
@@ -295,6 +317,7 @@ static int read_snap(struct lockwait *lw, struct lw_snap *ret)
         }
         for (int c = 0; c < lw->ncpus; c++) {
                 s.lost_task += __atomic_load_n(&lw->slot[c].lost_task, __ATOMIC_RELAXED);
+                s.nested += __atomic_load_n(&lw->slot[c].nested, __ATOMIC_RELAXED);
                 s.lost_caller += __atomic_load_n(&lw->slot[c].lost_caller, __ATOMIC_RELAXED);
                 s.lost_caller_ns += __atomic_load_n(&lw->slot[c].lost_caller_ns, __ATOMIC_RELAXED);
         }
@@ -346,12 +369,27 @@ int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
         return 0;
 }
 
+/* The run's slot is given back: the cgroup leaves own_cg with its last run. */
+static void own_release(struct lockwait_run *run)
+{
+        struct lockwait *lw = run->lw;
+        uint32_t k = run->own;
+
+        run->own = 0;
+        if (!lw || k == 0 || k >= LW_OWN_MAX || --lw->own_refs[k] > 0)
+                return;
+        (void)bpf_map_delete_elem(bpf_map__fd(lw->skel->maps.own_cg), &lw->own_cg[k]);
+        lw->own_cg[k] = 0;
+        __atomic_sub_fetch(&lw->skel->bss->own_n, 1, __ATOMIC_RELAXED);
+}
+
 void lockwait_run_free(struct lockwait_run *run)
 {
         struct lockwait_run **pp;
 
         if (!run)
                 return;
+        own_release(run);
         for (pp = run->lw ? &run->lw->runs : NULL; pp && *pp; pp = &(*pp)->next)
                 if (*pp == run) {
                         *pp = run->next;
@@ -359,6 +397,15 @@ void lockwait_run_free(struct lockwait_run *run)
                 }
         lw_acc_clear(&run->acc);
         free(run);
+}
+
+/* /proc/kallsyms, read the first time anything is named. */
+static void ensure_kallsyms(struct lockwait *lw)
+{
+        if (lw->ks_read || lw->kallsyms_fd < 0)
+                return;
+        lw->ks_read = true;
+        (void)read_kallsyms(lw);
 }
 
 /* An address's name from the kernel, through lw_symbolize's "%pB". */
@@ -400,6 +447,7 @@ static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
         }
         if (stackid < 0 || stack_of(lw, stackid, ips) < 0)
                 ips[0] = 0;
+        ensure_kallsyms(lw);
         if (lw->ks && lw->kallsyms_fd >= 0 && !lw->reread)
                 for (int k = 0; k < LW_STACK_DEPTH && ips[k]; k++)
                         if (!ksyms_find(lw->ks, ips[k], &off) || off >= (1 << 20)) {
@@ -417,7 +465,88 @@ static void caller_of(void *userdata, int32_t stackid, char *buf, size_t size)
         }
 }
 
-int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+/* A lock's name: see the top of the file. */
+static void lock_name(void *userdata, uint64_t addr, uint32_t kind, char *buf, size_t size)
+{
+        struct lockwait *lw = userdata;
+        const char *k = lw_kind_name(kind), *sym;
+        char name[128];
+        uint64_t off = 0;
+
+        buf[0] = 0;
+        for (int c = 0; !k && c < lw->ncpus && c < LW_RQ_CPUS; c++)
+                if (addr && __atomic_load_n(&lw->skel->bss->rq_lock_addr[c], __ATOMIC_RELAXED) == addr)
+                        k = lw_kind_name(LW_KIND_RQ);
+        if (k) {
+                snprintf(buf, size, "%s", k);
+                return;
+        }
+        ensure_kallsyms(lw);
+        sym = lw->ks ? ksyms_find_data(lw->ks, addr, &off) : NULL;
+        /* without the addresses, the kernel names it; a heap address
+         * comes back as a number, which is no name */
+        if (!lw->ks && symbolize(lw, addr, name, sizeof name, &off) == 0)
+                sym = name;
+        if (sym && off)
+                snprintf(buf, size, "%s+0x%" PRIx64, sym, off);
+        else if (sym)
+                snprintf(buf, size, "%s", sym);
+}
+
+/* The cgroup v2 id of directory path: the kernfs node id that
+ * bpf_get_current_cgroup_id() returns, as its file handle carries it. */
+static int cgroup_id(const char *path, uint64_t *ret)
+{
+        struct {
+                struct file_handle fh;
+                uint64_t id;
+        } h = { .fh.handle_bytes = sizeof(uint64_t) };
+        int mount_id;
+        struct stat st;
+
+        if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) == 0 && h.fh.handle_bytes == sizeof(uint64_t)) {
+                memcpy(ret, h.fh.f_handle, sizeof *ret);
+                return 0;
+        }
+        if (stat(path, &st) < 0)        /* the same number on a 64-bit kernel */
+                return negative_errno();
+        *ret = st.st_ino;
+        return 0;
+}
+
+int lockwait_run_own(struct lockwait_run *run, const char *cgroup)
+{
+        struct lockwait *lw = run->lw;
+        uint32_t slot = 0, free_slot = 0;
+        uint64_t id;
+        int r;
+
+        if (!lw || run->own)
+                return -EINVAL;
+        r = cgroup_id(cgroup, &id);
+        if (r < 0)
+                return r;
+        for (uint32_t k = 1; k < LW_OWN_MAX && !slot; k++) {
+                if (lw->own_cg[k] == id)
+                        slot = k;
+                else if (!free_slot && lw->own_refs[k] == 0)
+                        free_slot = k;
+        }
+        if (!slot) {
+                if (!free_slot)
+                        return -ENOSPC;
+                slot = free_slot;
+                if (bpf_map_update_elem(bpf_map__fd(lw->skel->maps.own_cg), &id, &slot, BPF_ANY) < 0)
+                        return negative_errno();
+                lw->own_cg[slot] = id;
+                __atomic_add_fetch(&lw->skel->bss->own_n, 1, __ATOMIC_RELAXED);
+        }
+        lw->own_refs[slot]++;
+        run->own = slot;
+        return 0;
+}
+
+int lockwait_run_stop(struct lockwait_run *run, struct lw_result *ret)
 {
         struct lockwait *lw = run->lw;
         struct lw_snap end;
@@ -425,7 +554,7 @@ int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret
 
         if (r >= 0) {
                 lw->reread = false;
-                r = lw_run_rows(&run->acc, &end, caller_of, lw, ret, ret_n, ret_lost);
+                r = lw_run_rows(&run->acc, &end, caller_of, lock_name, lw, run->own, ret);
                 lw_snap_clear(&end);
         }
         lockwait_run_free(run);
@@ -467,7 +596,12 @@ int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret)
         return -EOPNOTSUPP;
 }
 
-int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost)
+int lockwait_run_own(struct lockwait_run *run, const char *cgroup)
+{
+        return -EOPNOTSUPP;
+}
+
+int lockwait_run_stop(struct lockwait_run *run, struct lw_result *ret)
 {
         return -EOPNOTSUPP;
 }

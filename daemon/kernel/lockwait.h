@@ -33,9 +33,14 @@ void lockwait_read_cpu(struct lockwait *lw, int cpu, struct lw_cpu *ret, uint64_
  * a new max/min epoch begins. */
 struct lockwait_run;
 int lockwait_run_start(struct lockwait *lw, struct lockwait_run **ret);
-/* The run's rows (callers symbolized now, with /proc/kallsyms), largest
- * total first; the run is freed, whatever the result. */
-int lockwait_run_stop(struct lockwait_run *run, struct lw_row **ret, size_t *ret_n, struct lw_lost *ret_lost);
+/* The run's tasks are those of cgroup v2 directory cgroup: their waits
+ * are told apart from the machine's from now on.  -ENOSPC: LW_OWN_MAX
+ * cgroups are registered already. */
+int lockwait_run_own(struct lockwait_run *run, const char *cgroup);
+/* The run's rows by caller and by lock (callers and locks named now, with
+ * /proc/kallsyms, read the first time), largest total first; the run is
+ * freed, whatever the result.  lw_result_clear() frees *ret. */
+int lockwait_run_stop(struct lockwait_run *run, struct lw_result *ret);
 /* Forget a run without a result (NULL is fine; so is a run whose
  * lockwait was freed meanwhile). */
 void lockwait_run_free(struct lockwait_run *run);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sqlite3.h>
@@ -235,7 +236,21 @@ static void fixture_caller(void *userdata, int32_t id, char *buf, size_t size)
         lw_caller_name(fixture_ks, ips, LW_STACK_DEPTH, buf, size);
 }
 
-#define E(id, fl, cnt, tot, mx, mn, ep) { { (id), (fl) }, { (cnt), (tot), (mx), (mn), (ep) } }
+#define E(id, fl, cnt, tot, mx, mn, ep) { { (id), (fl), 0xffff888100000040ULL, 0, 0 }, { (cnt), (tot), (mx), (mn), (ep), 0, 0 } }
+/* with a lock address, own slot and kind */
+#define EL(id, fl, lk, own, kind, cnt, tot, mx, mn, ep) { { (id), (fl), (lk), (own), 0 }, { (cnt), (tot), (mx), (mn), (ep), (kind), 0 } }
+
+static void fixture_lock(void *userdata, uint64_t addr, uint32_t kind, char *buf, size_t size)
+{
+        const char *k = lw_kind_name(kind), *sym;
+        uint64_t off = 0;
+
+        sym = k ? k : ksyms_find_data(fixture_ks, addr, &off);
+        if (sym && off)
+                snprintf(buf, size, "%s+0x%" PRIx64, sym, off);
+        else
+                snprintf(buf, size, "%s", sym ? sym : "");
+}
 
 static void test_runs(void)
 {
@@ -263,6 +278,7 @@ static void test_runs(void)
         struct lw_snap s2 = { .n = 4, .epoch = 6, .lost_task = 4, .lost_caller = 5, .lost_caller_ns = 350 };
         struct lw_acc acc = { 0 };
         struct lw_row *rows = NULL;
+        struct lw_result res = { 0 };
         struct lw_lost lost;
         struct ksyms *ks = NULL;
         uint64_t sum_rows = 0;
@@ -280,7 +296,10 @@ static void test_runs(void)
         is_int(lw_acc_fold(&acc, &s1), 0, "fold a boundary inside the run");
         is_int(lw_acc_fold(&acc, &s2), 0, "fold the stop");
         fixture_ks = ks;
-        is_int(lw_run_rows(&acc, &s2, fixture_caller, NULL, &rows, &n, &lost), 0, "the run's rows");
+        is_int(lw_run_rows(&acc, &s2, fixture_caller, fixture_lock, NULL, 0, &res), 0, "the run's rows");
+        rows = res.rows;
+        n = res.n;
+        lost = res.lost;
         is_int(n, 3, "3 rows: stacks 1 and 2 merged under one caller");
         if (n == 3) {
                 is_str(rows[0].caller, "__x64_sys_mprotect+0x1b", "largest total first");
@@ -305,9 +324,80 @@ static void test_runs(void)
          * wait, attributed or not */
         is_int(sum_rows + lost.unattributed_ns, 45000 + 20000 + 500 + 90 + 300,
                "per-caller total + unattributed = the per-CPU total");
-        free(rows);
+        is_int(res.nlocks, 1, "every fixture wait on one lock: one by-lock row");
+        if (res.nlocks == 1)
+                ok(res.locks[0].callers == 3 && res.locks[0].contended == 70 + 5 + 2, "  3 callers, 77 waits");
+        ok(!res.has_own && res.own_total_ns == 0, "a run without a cgroup has no own share");
+        lw_result_clear(&res);
         free(acc.mm);
         free(s0.e);
+        ksyms_free(ks);
+}
+
+/* Lock identity: keys that differ by lock address and own slot, merged
+ * by caller (distinct locks counted) and by lock (distinct callers). */
+static void test_lock_rows(void)
+{
+        const char kall[] = "ffffffff815d3980 T vm_mmap_pgoff\nffffffff81612820 T __x64_sys_mprotect\n"
+                            "ffffffff83a01000 D jiffies_lock\nffffffff83a01040 b pgd_lock\n"
+                            "ffffffff83a02000 D _edata\n";
+        const uint64_t MM = 0xffff888104a1c0e8ULL, MM2 = 0xffff888104a1d0e8ULL, J = 0xffffffff83a01000ULL;
+        /* the run starts with nothing in the map */
+        struct lw_entry e2[] = {
+                EL(1, LW_F_WRITE, MM, 0, LW_KIND_MMAP, 50, 5000, 400, 10, 1),
+                EL(1, LW_F_WRITE, MM, 7, LW_KIND_MMAP, 30, 3000, 300, 20, 1),   /* own tasks, slot 7 */
+                EL(2, LW_F_WRITE, MM2, 0, LW_KIND_MMAP, 10, 900, 200, 30, 1),   /* same caller, another mm */
+                EL(3, LW_F_SPIN, J, 7, LW_KIND_OTHER, 4, 400, 150, 40, 1),       /* a static spinlock */
+                EL(3, LW_F_SPIN, J + 0x48, 9, LW_KIND_OTHER, 2, 100, 60, 40, 1), /* pgd_lock+0x8, another run's slot */
+                EL(1, LW_F_READ, MM, 0, LW_KIND_MMAP, 6, 6000, 3000, 500, 1),    /* readers of the first mm */
+        };
+        struct lw_snap s2 = { .n = ELEMENTSOF(e2), .epoch = 1, .e = e2 };
+        struct lw_acc acc = { 0 };
+        struct lw_result res = { 0 };
+        struct ksyms *ks = NULL;
+        uint64_t off = 0, sum_c = 0, sum_l = 0;
+
+        is_int(ksyms_parse(kall, sizeof kall - 1, &ks), 0, "fixture kallsyms with data symbols");
+        is_str(ksyms_find_data(ks, J, &off), "jiffies_lock", "a static lock: its data symbol");
+        is_str(ksyms_find_data(ks, J + 0x48, &off), "pgd_lock", "inside a data symbol: that symbol");
+        is_int(off, 8, "  at offset 8");
+        ok(ksyms_find_data(ks, MM, &off) == NULL, "a heap address is no symbol's");
+        ok(ksyms_find_data(ks, 0xffffffff815d3990ULL, &off) == NULL, "a text address is no static lock");
+        ok(ksyms_find_data(ks, 0xffffffff83a03000ULL, &off) == NULL, "past the last symbol: none");
+        lw_snap_sort(&s2);
+        is_int(lw_acc_fold(&acc, &s2), 0, "fold the stop");
+        fixture_ks = ks;
+        is_int(lw_run_rows(&acc, &s2, fixture_caller, fixture_lock, NULL, 7, &res), 0, "rows of the run with slot 7");
+        is_int(res.n, 3, "by caller: mprotect rwsem:W, mprotect rwsem:R, vm_mmap_pgoff spinlock");
+        if (res.n == 3) {
+                is_str(res.rows[0].caller, "__x64_sys_mprotect+0x1b", "  largest first");
+                is_int(res.rows[0].contended, 90, "  90 waits: three keys merged");
+                is_int(res.rows[0].locks, 2, "  on 2 distinct locks (two mm)");
+                is_int(res.rows[0].own_contended, 30, "  30 of them the run's own");
+                is_int(res.rows[0].own_total_ns, 3000, "  3000 ns own");
+                is_int(res.rows[2].locks, 2, "the spinlock caller: 2 distinct locks");
+                is_int(res.rows[2].own_contended, 4, "  own: slot 7 only, not another run's slot 9");
+        }
+        is_int(res.nlocks, 4, "by lock: two mm, jiffies_lock, pgd_lock+0x8");
+        if (res.nlocks == 4) {
+                is_str(res.locks[0].name, "mmap_lock", "the largest: an mmap_lock");
+                ok(res.locks[0].addr == MM, "  the first mm's");
+                is_int(res.locks[0].contended, 86, "  86 waits (writers and readers)");
+                is_int(res.locks[0].callers, 2, "  from 2 callers (rwsem:W and rwsem:R rows)");
+                is_str(res.locks[0].type, "rwsem:W", "  its type: that of most of its wait (8000 W vs 6000 R)");
+                is_int(res.locks[0].max_ns, 3000, "  max is a maximum over its keys");
+                is_str(res.locks[2].name, "jiffies_lock", "a static lock named by its symbol");
+                is_str(res.locks[3].name, "pgd_lock+0x8", "  and symbol+offset inside one");
+        }
+        for (size_t i = 0; i < res.n; i++)
+                sum_c += res.rows[i].total_ns;
+        for (size_t i = 0; i < res.nlocks; i++)
+                sum_l += res.locks[i].total_ns;
+        ok(sum_c == sum_l && sum_c == 15400, "both tables hold the same wait (%llu, %llu ns)", (unsigned long long)sum_c,
+           (unsigned long long)sum_l);
+        ok(res.has_own && res.own_contended == 34 && res.own_total_ns == 3400, "the run's own: 34 waits, 3400 ns");
+        lw_result_clear(&res);
+        free(acc.mm);
         ksyms_free(ks);
 }
 
@@ -401,10 +491,14 @@ static void test_max_storage(void)
         }
 
         {
-                struct store_lock in[2] = { { "__x64_sys_mprotect+0x1b", "rwsem:W", 440, 1340000000, 21670000, 1000 },
-                                            { "up_read+0x94", "spinlock", 221, 1380000, 19210, 300 } };
+                struct store_lock in[2] = { { "__x64_sys_mprotect+0x1b", "rwsem:W", 440, 1340000000, 21670000, 1000, 1, false, 0, 0 },
+                                            { "up_read+0x94", "spinlock", 221, 1380000, 19210, 300, 1, false, 0, 0 } };
                 struct store_lock_lost lost = { .known = true, .untimed = 1, .unattributed = 2, .unattributed_ns = 3 },
                                        got_lost;
+                struct store_lock_obj obj[2] = {
+                        { "0xffff888104a1c0e8", "mmap_lock", "rwsem:W", 440, 1340000000, 21670000, 1, true, 400, 1300000000 },
+                        { "0xffffffff83a01000", "jiffies_lock", "spinlock", 221, 1380000, 19210, 1, false, 0, 0 } },
+                                      *gobj = NULL;
                 struct store_lock *got = NULL;
                 struct run_new rn = { .name = "r", .host = 0, .start = t0, .start_tick = tick[0] };
                 struct host_info h = { .machine_id = "0123456789abcdef", .hostname = "box", .kernel = "6.18",
@@ -415,7 +509,7 @@ static void test_max_storage(void)
                 store_host_update(w, &h, t0, &host);
                 rn.host = host;
                 is_int(store_run_insert(w, &rn, &id), 0, "a run");
-                is_int(store_run_locks_put(w, id, in, 2, &lost), 0, "its locks written");
+                is_int(store_run_locks_put(w, id, in, 2, obj, 2, &lost), 0, "its locks written");
                 is_int(store_run_locks_get(w, id, &got, &n, &got_lost), 0, "and read back");
                 is_int(n, 2, "  two rows");
                 if (n == 2) {
@@ -426,6 +520,15 @@ static void test_max_storage(void)
                 ok(got_lost.known && got_lost.untimed == 1 && got_lost.unattributed == 2 &&
                    got_lost.unattributed_ns == 3, "  and what was lost");
                 free(got);
+                is_int(store_run_lock_objects_get(w, id, &gobj, &n), 0, "its lock objects read back");
+                is_int(n, 2, "  two");
+                if (n == 2) {
+                        is_str(gobj[0].name, "mmap_lock", "  largest first, named");
+                        is_str(gobj[0].lock, "0xffff888104a1c0e8", "  its address");
+                        ok(gobj[0].has_own && gobj[0].own_total_wait_ns == 1300000000, "  its own share");
+                        ok(!gobj[1].has_own, "  NULL own share stays unknown");
+                }
+                free(gobj);
                 {
                         struct run_end re = { .status = "done", .end = t0 + 3 * S, .end_tick = tick[2], .length_ns = -1 };
                         store_run_finish(w, id, &re);
@@ -456,6 +559,7 @@ int main(void)
         test_callers(srcdir ? srcdir : ".");
         test_by_name(srcdir ? srcdir : ".");
         test_runs();
+        test_lock_rows();
         test_max_storage();
         printf("1..%d\n", tap_n);
         return tap_failed ? 1 : 0;

@@ -397,13 +397,18 @@ static void test_schema_versions(void)
         is_int(raw_count(db, "SELECT total FROM cpu_sample WHERE tick = 2 AND hex(vals) = '020B'"), 9,
                "tick 2: total 9, CPU 1 = 9");
 
-        /* schema 6 with run totals: 0007 rebuilds run_total with level 'cgroup' and keeps every row.  The
+        /* schema 6 with run totals: 0007 rebuilds run_total with level 'cgroup' and keeps every row (and
+         * 0008 adds lock objects).  The
          * database is made at the latest version and taken back to 6 (run_total as 0002 made it: 0004
          * needs scalemon's SQL functions, which a raw connection lacks) */
         path(db, sizeof db, "v6.db");
         is_int(store_open(db, STORE_WRITE, &s, &err), 0, "create a database to take back to schema 6");
         s = store_close(s);
         ok(raw_exec(db, "DROP VIEW run_totals; DROP TABLE run_total; DROP TABLE run_own_sample;"
+                        "DROP TABLE run_lock_object; ALTER TABLE run_lock DROP COLUMN locks;"
+                        "ALTER TABLE run_lock DROP COLUMN own_contended;"
+                        "ALTER TABLE run_lock DROP COLUMN own_total_wait_ns;"
+                        "ALTER TABLE run_lock_lost DROP COLUMN nested;"
                         "ALTER TABLE run DROP COLUMN voluntary_switches;"
                         "ALTER TABLE run DROP COLUMN involuntary_switches;"
                         "CREATE TABLE run_total (run INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
