@@ -412,143 +412,168 @@ static void node_pairs(const struct ex *e, const struct explain_run_result *res,
         }
 }
 
-int explain_time(struct ex *e, struct explain_run_result *res)
-{
-        const struct analysis_run *run = ex_run(e, 0);
+/* What explain_time works on: the runs with samples, their bins, the
+ * departures found and where each of the run's bins starts. */
+struct tctx {
+        struct ex *e;
+        struct explain_run_result *res;
         struct store_tick_values tv[EXPLAIN_MAX_AGAINST + 1];
-        size_t nw = 0, nbins, nruns = 1, sibidx[EXPLAIN_MAX_AGAINST + 1], nsearch;
-        struct bins B = { 0 };
-        struct nodebins N = { 0 };
-        _cleanup_free_ double *y = NULL, *all = NULL, *off = NULL;
-        _cleanup_free_ int *node_of = NULL;
-        struct window *w = NULL;
-        int64_t iv = 0;
-        int ncpu = 0, r = 0;
+        size_t sibidx[EXPLAIN_MAX_AGAINST + 1], nruns, nbins, nw;
+        int64_t iv;
+        struct bins B;
+        struct nodebins N;
+        double *y, *all, *off;
+        int *node_of;
+        int ncpu;
+        struct window *w;
+};
 
-        memset(tv, 0, sizeof tv);
+/* The runs with per-tick samples and the bins: the daemon's interval, or
+ * a multiple of it where a run has longer ticks on average (one recorded
+ * at 1 s and one at 100 ms compare second by second); a run's first and
+ * last ticks are short (its start and stop snapshots).  1 when phases can
+ * be looked for, 0 (res->phases_why says why) when not. */
+static int time_setup(struct tctx *T)
+{
+        struct ex *e = T->e;
+        struct explain_run_result *res = T->res;
+        const struct analysis_run *run = ex_run(e, 0);
+        int64_t k = 1;
+
         if (run->info.start_tick == 0 || run->info.imported) {
                 snprintf(res->phases_why, sizeof res->phases_why,
                          "no per-tick samples for this run here (imported runs carry their totals only)");
                 return 0;
         }
-        sibidx[0] = 0;
-        for (size_t k = 1; k <= e->nsib; k++)
-                if (ex_run(e, k)->info.start_tick != 0 && !ex_run(e, k)->info.imported)
-                        sibidx[nruns++] = k;
-        if (nruns == 1) {
+        T->sibidx[0] = 0;
+        T->nruns = 1;
+        for (size_t j = 1; j <= e->nsib; j++)
+                if (ex_run(e, j)->info.start_tick != 0 && !ex_run(e, j)->info.imported)
+                        T->sibidx[T->nruns++] = j;
+        if (T->nruns == 1) {
                 snprintf(res->phases_why, sizeof res->phases_why,
                          "no per-tick samples for its siblings here (imported runs carry their totals only)");
                 return 0;
         }
-        /* the bins: the daemon's interval, or a multiple of it where a
-         * run has longer ticks on average (one recorded at 1 s and one at
-         * 100 ms compare second by second); a run's first and last ticks
-         * are short (its start and stop snapshots) */
-        if (store_meta_get_int(e->s, "interval_ns", &iv) < 0 || iv <= 0) {
+        if (store_meta_get_int(e->s, "interval_ns", &T->iv) < 0 || T->iv <= 0) {
                 snprintf(res->phases_why, sizeof res->phases_why, "the database does not record the sampling interval");
                 return 0;
         }
-        {
-                int64_t k = 1;
-                for (size_t j = 0; j < nruns; j++) {
-                        const struct analysis_run *rr = ex_run(e, sibidx[j]);
-                        int64_t nt = rr->info.end_tick - rr->info.start_tick;
-                        if (nt > 0 && rr->info.end > rr->info.start) {
-                                int64_t q = ((rr->info.end - rr->info.start) / nt + iv / 2) / iv;
-                                k = q > k ? q : k;
-                        }
+        for (size_t j = 0; j < T->nruns; j++) {
+                const struct analysis_run *rr = ex_run(e, T->sibidx[j]);
+                int64_t nt = rr->info.end_tick - rr->info.start_tick;
+                if (nt > 0 && rr->info.end > rr->info.start) {
+                        int64_t q = ((rr->info.end - rr->info.start) / nt + T->iv / 2) / T->iv;
+                        k = q > k ? q : k;
                 }
-                iv *= k;
         }
+        T->iv *= k;
         /* a long run in bins of several ticks: at most MAX_BINS */
-        nbins = (size_t)((run->info.end - run->info.start + iv - 1) / iv);
-        if (nbins > MAX_BINS) {
-                iv *= (int64_t)((nbins + MAX_BINS - 1) / MAX_BINS);
-                nbins = (size_t)((run->info.end - run->info.start + iv - 1) / iv);
+        T->nbins = (size_t)((run->info.end - run->info.start + T->iv - 1) / T->iv);
+        if (T->nbins > MAX_BINS) {
+                T->iv *= (int64_t)((T->nbins + MAX_BINS - 1) / MAX_BINS);
+                T->nbins = (size_t)((run->info.end - run->info.start + T->iv - 1) / T->iv);
         }
-        if (nbins < 2 * PHASE_MIN_TICKS) {
-                snprintf(res->phases_why, sizeof res->phases_why, "the run is too short for phases (%zu ticks)", nbins);
+        if (T->nbins < 2 * PHASE_MIN_TICKS) {
+                snprintf(res->phases_why, sizeof res->phases_why, "the run is too short for phases (%zu ticks)",
+                         T->nbins);
                 return 0;
         }
-        res->tick_s = (double)iv / 1e9;
+        res->tick_s = (double)T->iv / 1e9;
         res->have_series = true;
+        return 1;
+}
 
-        /* every counter's series of each run, from one pass over its ticks */
-        B.nbins = nbins;
-        B.nruns = nruns;
+/* Every counter's series of each run, from one pass over its ticks, and
+ * where each of the run's bins starts, in seconds since its start: the
+ * ticks tile time (each runs from the sample before it to its own) and
+ * the first starts at the run's start snapshot, so the sum of the lengths
+ * before a bin is the true offset of its first tick.  The grid label
+ * b * iv is not: the daemon's ticks are offset from the run's start by up
+ * to an interval, which would put a phase's edges up to half a tick off
+ * the truth before the change point's own tick of resolution. */
+static int time_machine_bins(struct tctx *T)
+{
+        struct explain_run_result *res = T->res;
+        size_t nruns = T->nruns, nbins = T->nbins;
+        int r;
+
+        T->B.nbins = nbins;
+        T->B.nruns = nruns;
         for (int m = 0; m < _M_MAX; m++)
-                B.slot[m] = -1;
+                T->B.slot[m] = -1;
         for (size_t ci = 0; ci < res->ncounters; ci++)
                 if (res->counters[ci].part == EXPLAIN_MACHINE)
-                        B.slot[res->counters[ci].metric] = (int)ci;
-        B.v = calloc(res->ncounters * nruns * nbins + 1, sizeof *B.v);
-        y = calloc(nbins + 1, sizeof *y);
-        all = calloc(nbins * nruns + 1, sizeof *all);
-        if (!B.v || !y || !all) {
-                r = -ENOMEM;
-                goto out;
-        }
+                        T->B.slot[res->counters[ci].metric] = (int)ci;
+        T->B.v = calloc(res->ncounters * nruns * nbins + 1, sizeof *T->B.v);
+        T->y = calloc(nbins + 1, sizeof *T->y);
+        T->all = calloc(nbins * nruns + 1, sizeof *T->all);
+        T->off = calloc(nbins + 1, sizeof *T->off);
+        if (!T->B.v || !T->y || !T->all || !T->off)
+                return -ENOMEM;
         for (size_t j = 0; j < nruns; j++) {
-                const struct analysis_run *rr = ex_run(e, sibidx[j]);
-                r = store_tick_values(e->s, rr->info.start, rr->info.end, iv, &tv[j]);
+                const struct analysis_run *rr = ex_run(T->e, T->sibidx[j]);
+                r = store_tick_values(T->e->s, rr->info.start, rr->info.end, T->iv, &T->tv[j]);
                 if (r < 0)
-                        goto out;
+                        return r;
         }
         for (size_t ci = 0; ci < res->ncounters; ci++)
                 for (size_t j = 0; j < nruns && res->counters[ci].part == EXPLAIN_MACHINE; j++)
-                        bin_series(&tv[j], (int)res->counters[ci].metric, nbins,
-                                   B.v + ((size_t)B.slot[res->counters[ci].metric] * nruns + j) * nbins);
-        /* where each of the run's bins starts, in seconds since its start:
-         * the ticks tile time (each runs from the sample before it to its
-         * own) and the first starts at the run's start snapshot, so the
-         * sum of the lengths before a bin is the true offset of its first
-         * tick.  The grid label b * iv is not: the daemon's ticks are
-         * offset from the run's start by up to an interval, which put a
-         * phase's edges up to half a tick off the truth before the change
-         * point's own tick of resolution. */
-        off = calloc(nbins + 1, sizeof *off);
-        if (!off) {
-                r = -ENOMEM;
-                goto out;
-        }
+                        bin_series(&T->tv[j], (int)res->counters[ci].metric, nbins,
+                                   T->B.v + ((size_t)T->B.slot[res->counters[ci].metric] * nruns + j) * nbins);
         for (size_t t = 0; t < nbins; t++)
-                off[t + 1] = off[t] + (t < tv[0].n && tv[0].dur[t] > 0 ? (double)tv[0].dur[t] / 1e9 : (double)iv / 1e9);
+                T->off[t + 1] = T->off[t] + (t < T->tv[0].n && T->tv[0].dur[t] > 0 ? (double)T->tv[0].dur[t] / 1e9
+                                                                                     : (double)T->iv / 1e9);
+        return 0;
+}
 
-        /* with several nodes, the strongest cpu counters per node too: a
-         * storm on one node of eight is under 2x machine-wide */
-        if (store_topology_get(e->s, &node_of, NULL, &ncpu) >= 0)
-                for (int c = 0; c < ncpu; c++)
-                        N.nnodes = node_of[c] + 1 > N.nnodes ? node_of[c] + 1 : N.nnodes;
-        if (N.nnodes > 1 && N.nnodes <= MAX_NODES) {
-                node_pairs(e, res, &N);
-                N.v = calloc(N.nmetric * (size_t)N.nnodes * nruns * nbins + 1, sizeof *N.v);
-                if (!N.v) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                for (size_t j = 0; j < nruns && N.nmetric; j++) {
-                        const struct analysis_run *rr = ex_run(e, sibidx[j]);
-                        struct store_node_values nv;
-                        r = store_node_values(e->s, N.metric, N.nmetric, rr->info.start, rr->info.end, iv, node_of, ncpu,
-                                              N.nnodes, &nv);
-                        if (r < 0)
-                                goto out;
-                        for (size_t i = 0; i < N.nmetric; i++)
-                                for (int k = 0; k < N.nnodes; k++)
-                                        for (size_t t = 0; t < nbins; t++) {
-                                                size_t q = (i * (size_t)N.nnodes + (size_t)k) * nv.n + t;
-                                                N.v[((i * (size_t)N.nnodes + (size_t)k) * nruns + j) * nbins + t] =
-                                                        t < nv.n && nv.dur[t] > 0 && !nv.nc[q]
-                                                                ? nv.v[q] / ((double)nv.dur[t] / 1e9)
-                                                                : NAN;
-                                        }
-                        store_node_values_free(&nv);
-                }
-        } else
-                N.nnodes = 0;
+/* With several nodes, the strongest cpu counters per node too: a storm on
+ * one node of eight is under 2x machine-wide. */
+static int time_node_bins(struct tctx *T)
+{
+        struct nodebins *N = &T->N;
+        size_t nruns = T->nruns, nbins = T->nbins;
+        int r;
 
-        /* the departures: machine-wide for every counter, per node for a few */
-        nsearch = N.npairs;
+        if (store_topology_get(T->e->s, &T->node_of, NULL, &T->ncpu) >= 0)
+                for (int c = 0; c < T->ncpu; c++)
+                        N->nnodes = T->node_of[c] + 1 > N->nnodes ? T->node_of[c] + 1 : N->nnodes;
+        if (N->nnodes <= 1 || N->nnodes > MAX_NODES) {
+                N->nnodes = 0;
+                return 0;
+        }
+        node_pairs(T->e, T->res, N);
+        N->v = calloc(N->nmetric * (size_t)N->nnodes * nruns * nbins + 1, sizeof *N->v);
+        if (!N->v)
+                return -ENOMEM;
+        for (size_t j = 0; j < nruns && N->nmetric; j++) {
+                const struct analysis_run *rr = ex_run(T->e, T->sibidx[j]);
+                struct store_node_values nv;
+                r = store_node_values(T->e->s, N->metric, N->nmetric, rr->info.start, rr->info.end, T->iv, T->node_of,
+                                      T->ncpu, N->nnodes, &nv);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < N->nmetric; i++)
+                        for (int k = 0; k < N->nnodes; k++)
+                                for (size_t t = 0; t < nbins; t++) {
+                                        size_t q = (i * (size_t)N->nnodes + (size_t)k) * nv.n + t;
+                                        N->v[((i * (size_t)N->nnodes + (size_t)k) * nruns + j) * nbins + t] =
+                                                t < nv.n && nv.dur[t] > 0 && !nv.nc[q]
+                                                        ? nv.v[q] / ((double)nv.dur[t] / 1e9)
+                                                        : NAN;
+                                }
+                store_node_values_free(&nv);
+        }
+        return 0;
+}
+
+/* The departures: machine-wide for every counter, per node for a few. */
+static int time_search(struct tctx *T)
+{
+        struct explain_run_result *res = T->res;
+        size_t nsearch = T->N.npairs;
+        int r;
+
         for (size_t ci = 0; ci < res->ncounters; ci++)
                 nsearch += res->counters[ci].part == EXPLAIN_MACHINE;
         for (size_t ci = 0; ci < res->ncounters; ci++) {
@@ -556,59 +581,103 @@ int explain_time(struct ex *e, struct explain_run_result *res)
                 int m = (int)res->counters[ci].metric;
                 if (res->counters[ci].part != EXPLAIN_MACHINE)
                         continue;       /* totals only */
-                sset_machine(&B, m, &S);
-                r = find_windows(&S, m, -1, res->tick_s, 2 * log((double)nsearch), y, all, &w, &nw);
-                B.eps[m] = S.eps;
+                sset_machine(&T->B, m, &S);
+                r = find_windows(&S, m, -1, res->tick_s, 2 * log((double)nsearch), T->y, T->all, &T->w, &T->nw);
+                T->B.eps[m] = S.eps;
                 if (r < 0)
-                        goto out;
+                        return r;
         }
-        for (size_t p = 0; p < N.npairs; p++) {
+        for (size_t p = 0; p < T->N.npairs; p++) {
                 struct sset S;
                 size_t i = 0;
-                int k = N.pair_node[p];
-                while (N.metric[i] != N.pair_metric[p])
+                int k = T->N.pair_node[p];
+                while (T->N.metric[i] != T->N.pair_metric[p])
                         i++;
-                sset_node(&N, &B, i, k, &S);
-                r = find_windows(&S, N.metric[i], k, res->tick_s, 2 * log((double)nsearch), y, all, &w, &nw);
-                N.eps[i * (size_t)N.nnodes + (size_t)k] = S.eps;
+                sset_node(&T->N, &T->B, i, k, &S);
+                r = find_windows(&S, T->N.metric[i], k, res->tick_s, 2 * log((double)nsearch), T->y, T->all, &T->w,
+                                 &T->nw);
+                T->N.eps[i * (size_t)T->N.nnodes + (size_t)k] = S.eps;
                 if (r < 0)
-                        goto out;
+                        return r;
         }
+        return 0;
+}
 
-        /* windows into phases: strongest first; every other window that
-         * overlaps the phase (its bins so far, grown by each window that
-         * joins) is the same phase, whichever way it departs (the storm's
-         * lock counters up, the ping-pong's context switches down).  A storm
-         * moves counters that derive from one another (lock_contentions
-         * and its per-type parts, lock_wait_ns; psi_cpu_some_us from the
-         * tasks it keeps waiting; page_faults and page_faults_minor),
-         * whose change points fall a tick or two apart: one phase listing
-         * them, not one phase each.  Its bounds are its strongest
-         * window's; a counter once per phase. */
-        if (nw)
-                qsort(w, nw, sizeof *w, cmp_window);
-        for (size_t i = 0; i < nw; i++) {
+/* The counters of phase p: window i's and those of the windows that
+ * joined it, a counter once, at most EXPLAIN_PHASE_METRICS; where it lies
+ * (phase_place) from its first per-CPU counter. */
+static int phase_fill(struct tctx *T, struct explain_run_phase *p, size_t i)
+{
+        struct window *w = T->w;
+        size_t a = w[i].a, b = w[i].b;
+        int place_m = -1;
+        double place_sign = 1;
+
+        for (size_t j = i; j < T->nw; j++) {
+                bool dup = false;
+                struct sset S;
+                if (w[j].used || (j > i && !w[j].joined))
+                        continue;
+                w[j].used = true;
+                for (size_t q = 0; q < p->nm; q++)
+                        dup |= (int)p->m[q].metric == w[j].metric;
+                if (dup || p->nm == EXPLAIN_PHASE_METRICS)
+                        continue;
+                if (w[j].node < 0)
+                        sset_machine(&T->B, w[j].metric, &S);
+                else {
+                        size_t ni = 0;
+                        while (T->N.metric[ni] != w[j].metric)
+                                ni++;
+                        sset_node(&T->N, &T->B, ni, w[j].node, &S);
+                }
+                p->m[p->nm].metric = (enum metric_id)w[j].metric;
+                p->m[p->nm].node = w[j].node;
+                p->m[p->nm].ratio = sset_ratio(&S, a, b);
+                if (place_m < 0 && metric_table[w[j].metric].scope == SCOPE_CPU) {
+                        place_m = w[j].metric;
+                        place_sign = p->m[p->nm].ratio >= 1 ? 1 : -1;
+                }
+                p->nm++;
+        }
+        return place_m >= 0 ? phase_place(T->e, p, place_m, place_sign, T->iv, a, b) : 0;
+}
+
+/* Windows into phases: strongest first; every other window that overlaps
+ * the phase (its bins so far, grown by each window that joins) is the same
+ * phase, whichever way it departs (the storm's lock counters up, the
+ * ping-pong's context switches down).  A storm moves counters that derive
+ * from one another (lock_contentions and its per-type parts, lock_wait_ns;
+ * psi_cpu_some_us from the tasks it keeps waiting; page_faults and
+ * page_faults_minor), whose change points fall a tick or two apart: one
+ * phase listing them, not one phase each.  Its bounds are its strongest
+ * window's; a counter once per phase. */
+static int time_phases(struct tctx *T)
+{
+        struct explain_run_result *res = T->res;
+        struct window *w = T->w;
+        int r;
+
+        if (T->nw)
+                qsort(w, T->nw, sizeof *w, cmp_window);
+        for (size_t i = 0; i < T->nw; i++) {
                 struct explain_run_phase *p;
-                size_t a = w[i].a, b = w[i].b, ua = a, ub = b;
-                int place_m = -1;
-                double place_sign = 1;
+                size_t ua = w[i].a, ub = w[i].b;
 
                 if (w[i].used)
                         continue;
                 p = realloc(res->phases, (res->nphases + 1) * sizeof *p);
-                if (!p) {
-                        r = -ENOMEM;
-                        goto out;
-                }
+                if (!p)
+                        return -ENOMEM;
                 res->phases = p;
                 p = &res->phases[res->nphases++];
                 memset(p, 0, sizeof *p);
                 p->place_metric = -1;
-                p->start_s = off[a];
-                p->dur_s = off[b] - off[a];
+                p->start_s = T->off[w[i].a];
+                p->dur_s = T->off[w[i].b] - T->off[w[i].a];
                 for (bool grew = true; grew;) {
                         grew = false;
-                        for (size_t j = i + 1; j < nw; j++)
+                        for (size_t j = i + 1; j < T->nw; j++)
                                 if (!w[j].used && !w[j].joined && w[j].a < ub && w[j].b > ua) {
                                         w[j].joined = true;
                                         ua = w[j].a < ua ? w[j].a : ua;
@@ -616,54 +685,47 @@ int explain_time(struct ex *e, struct explain_run_result *res)
                                         grew = true;
                                 }
                 }
-                for (size_t j = i; j < nw; j++) {
-                        bool dup = false;
-                        struct sset S;
-                        if (w[j].used || (j > i && !w[j].joined))
-                                continue;
-                        w[j].used = true;
-                        for (size_t q = 0; q < p->nm; q++)
-                                dup |= (int)p->m[q].metric == w[j].metric;
-                        if (dup || p->nm == EXPLAIN_PHASE_METRICS)
-                                continue;
-                        if (w[j].node < 0)
-                                sset_machine(&B, w[j].metric, &S);
-                        else {
-                                size_t ni = 0;
-                                while (N.metric[ni] != w[j].metric)
-                                        ni++;
-                                sset_node(&N, &B, ni, w[j].node, &S);
-                        }
-                        p->m[p->nm].metric = (enum metric_id)w[j].metric;
-                        p->m[p->nm].node = w[j].node;
-                        p->m[p->nm].ratio = sset_ratio(&S, a, b);
-                        if (place_m < 0 && metric_table[w[j].metric].scope == SCOPE_CPU) {
-                                place_m = w[j].metric;
-                                place_sign = p->m[p->nm].ratio >= 1 ? 1 : -1;
-                        }
-                        p->nm++;
-                }
-                if (place_m >= 0) {
-                        r = phase_place(e, p, place_m, place_sign, iv, a, b);
-                        if (r < 0)
-                                goto out;
-                }
+                r = phase_fill(T, p, i);
+                if (r < 0)
+                        return r;
         }
         if (res->nphases > 1)
                 qsort(res->phases, res->nphases, sizeof *res->phases, cmp_phase);
+        return 0;
+}
+
+int explain_time(struct ex *e, struct explain_run_result *res)
+{
+        struct tctx T = { .e = e, .res = res };
+        int r;
+
+        r = time_setup(&T);
+        if (r <= 0)
+                return r;
+        r = time_machine_bins(&T);
+        if (r >= 0)
+                r = time_node_bins(&T);
+        if (r >= 0)
+                r = time_search(&T);
+        if (r >= 0)
+                r = time_phases(&T);
         /* the causes, which take the phases they show in (and another
          * process's, its own window); then the series that show them */
-        r = explain_others_window(e, res, tv, sibidx, nruns, nbins, iv);
+        if (r >= 0)
+                r = explain_others_window(e, res, T.tv, T.sibidx, T.nruns, T.nbins, T.iv);
         if (r >= 0)
                 r = explain_causes(e, res);
         if (r >= 0)
-                r = keep_series(e, res, &B);
-out:
-        for (size_t j = 0; j < nruns; j++)
-                store_tick_values_free(&tv[j]);
-        free(B.v);
-        free(N.v);
-        free(w);
+                r = keep_series(e, res, &T.B);
+        for (size_t j = 0; j < T.nruns; j++)
+                store_tick_values_free(&T.tv[j]);
+        free(T.B.v);
+        free(T.N.v);
+        free(T.w);
+        free(T.y);
+        free(T.all);
+        free(T.off);
+        free(T.node_of);
         return r < 0 ? r : 0;
 }
 
