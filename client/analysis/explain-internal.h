@@ -31,6 +31,9 @@ double explain_select_kth(double *v, size_t n, size_t k);
  * CPUs and nodes that carry them. */
 int explain_place_from(struct store *s, const double *d, int ncpu, int **cpus, size_t *ncpus, int **nodes,
                        size_t *nnodes);
+/* Where a phase lies (explain-place.c): counter m over bins [a, b) of iv
+ * ns, sign 1 for a rise and -1 for a fall. */
+int explain_phase_place(struct ex *e, struct explain_run_phase *p, int m, double sign, int64_t iv, size_t a, size_t b);
 
 /* 2. what counter c's excess over the siblings' range (its edge: edge)
  * cost the run, and whether it passes the floors (explain-causes.c). */

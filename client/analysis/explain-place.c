@@ -10,6 +10,7 @@
 
 #include "explain-internal.h"
 #include "macro.h"
+#include "store-series.h"
 
 #define PLACE_FRACTION  0.25
 
@@ -111,4 +112,45 @@ int explain_whole_run_place(struct ex *e, struct explain_run_result *res)
                 d[c] = sign * (d[c] - explain_median(sibv + (size_t)c * e->nsib, e->nsib));
         res->place_metric = m;
         return explain_place_from(e->s, d, ncpu, &res->cpus, &res->ncpus, &res->nodes, &res->nnodes);
+}
+
+/* Where phase p lies: counter m's rate per CPU over bins [a, b) of
+ * iv ns against the siblings' median, sign 1 for a rise and -1 for a
+ * fall, into the CPUs and nodes that carry it. */
+int explain_phase_place(struct ex *e, struct explain_run_phase *p, int m, double sign, int64_t iv, size_t a, size_t b)
+{
+        _cleanup_free_ double *d = NULL, *sibv = NULL, *sum = NULL, *dur = NULL;
+        int ncpu = 0, r;
+
+        {
+                _cleanup_free_ int *node = NULL;
+                if (store_topology_get(e->s, &node, NULL, &ncpu) < 0 || ncpu <= 0)
+                        return 0;
+        }
+        d = calloc((size_t)ncpu, sizeof *d);
+        sibv = calloc((size_t)ncpu * (e->nsib + 1), sizeof *sibv);
+        sum = calloc((size_t)ncpu, sizeof *sum);
+        dur = calloc((size_t)ncpu, sizeof *dur);
+        if (!d || !sibv || !sum || !dur)
+                return -ENOMEM;
+        for (size_t k = 0; k <= e->nsib; k++) {
+                const struct analysis_run *rr = ex_run(e, k);
+                if (rr->info.start_tick == 0)
+                        continue;
+                r = store_cpu_sums(e->s, metric_table[m].name, ncpu, rr->info.start + (int64_t)a * iv,
+                                   rr->info.start + (int64_t)b * iv, sum, dur);
+                if (r < 0)
+                        return r;
+                for (int c = 0; c < ncpu; c++) {
+                        double rate = dur[c] > 0 ? sum[c] / dur[c] : 0;
+                        if (k == 0)
+                                d[c] = rate;
+                        else
+                                sibv[(size_t)c * e->nsib + k - 1] = rate;
+                }
+        }
+        for (int c = 0; c < ncpu; c++)
+                d[c] = sign * (d[c] - explain_median(sibv + (size_t)c * e->nsib, e->nsib));
+        p->place_metric = m;
+        return explain_place_from(e->s, d, ncpu, &p->cpus, &p->ncpus, &p->nodes, &p->nnodes);
 }
