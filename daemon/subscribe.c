@@ -45,8 +45,6 @@ struct subscriber {
         struct ctl_stream *st;
         bool want[_M_MAX];              /* asked for (available or not) */
         enum per per;
-        char *line;                     /* this tick's line, or NULL */
-        size_t len;
         struct subscriber *next;
 };
 
@@ -93,7 +91,6 @@ static void on_gone(void *userdata, struct ctl_stream *st)
         if (!sub)
                 return;
         *pp = sub->next;
-        free(sub->line);
         free(sub);
 }
 
@@ -375,10 +372,61 @@ static int densify(struct subscribers *s, const struct tick *t)
         return 0;
 }
 
+/* One tick line per distinct request, shared by the subscribers that
+ * asked the same (ctl.c copies it into each one's output).  Returns the
+ * number of subscribers, with their streams and lines in st[], line[],
+ * len[] and the lines to free in own[]; -ENOMEM. */
+static int tick_lines(struct subscribers *s, const struct tick *t, json_t *runs, struct ctl_stream ***ret_st,
+                      const char ***ret_line, size_t **ret_len, char ***ret_own)
+{
+        struct ctl_stream **st;
+        const char **line;
+        size_t *len, n = 0, i = 0;
+        char **own;
+
+        for (struct subscriber *sub = s->list; sub; sub = sub->next)
+                n++;
+        st = calloc(n, sizeof *st);
+        line = calloc(n, sizeof *line);
+        len = calloc(n, sizeof *len);
+        own = calloc(n, sizeof *own);
+        if (!st || !line || !len || !own) {
+                free(st);
+                free(line);
+                free(len);
+                free(own);
+                return -ENOMEM;
+        }
+        for (struct subscriber *sub = s->list; sub; sub = sub->next, i++) {
+                size_t j = 0, same = i;
+                st[i] = sub->st;
+                for (const struct subscriber *o = s->list; o != sub; o = o->next, j++)
+                        if (own[j] && o->per == sub->per && memcmp(o->want, sub->want, sizeof sub->want) == 0) {
+                                same = j;
+                                break;
+                        }
+                if (same == i)
+                        line[i] = own[i] = tick_line(s, sub, t, runs, &len[i]);
+                else {
+                        line[i] = line[same];
+                        len[i] = len[same];
+                }
+        }
+        *ret_st = st;
+        *ret_line = line;
+        *ret_len = len;
+        *ret_own = own;
+        return (int)n;
+}
+
 void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs)
 {
-        struct subscriber *sub, *next;
+        struct ctl_stream **st;
+        const char **line;
+        size_t *len;
+        char **own;
         json_t *runs;
+        int n;
 
         if (!s || !s->list)
                 return;
@@ -387,25 +435,18 @@ void subscribe_tick(struct subscribers *s, const struct tick *t, const struct ru
         runs = runs_json(s, rs, t->t + t->dur);
         if (!runs)
                 return;
-        /* one encoding per distinct request */
-        for (sub = s->list; sub; sub = sub->next) {
-                const struct subscriber *same = NULL;
-                for (const struct subscriber *o = s->list; o != sub && !same; o = o->next)
-                        if (o->line && o->per == sub->per && memcmp(o->want, sub->want, sizeof sub->want) == 0)
-                                same = o;
-                if (same) {
-                        sub->line = strndup(same->line, same->len);
-                        sub->len = sub->line ? same->len : 0;
-                } else
-                        sub->line = tick_line(s, sub, t, runs, &sub->len);
-        }
+        n = tick_lines(s, t, runs, &st, &line, &len, &own);
         json_decref(runs);
-        /* a send may drop its subscriber (on_gone): take next first */
-        for (sub = s->list; sub; sub = next) {
-                char *line = TAKE_PTR(sub->line);
-                next = sub->next;
-                if (line)
-                        ctl_stream_send(sub->st, line, sub->len);
-                free(line);
-        }
+        if (n < 0)
+                return;
+        /* a send may drop its own subscriber (on_gone), never another */
+        for (int i = 0; i < n; i++)
+                if (line[i])
+                        ctl_stream_send(st[i], line[i], len[i]);
+        for (int i = 0; i < n; i++)
+                free(own[i]);
+        free(st);
+        free(line);
+        free(len);
+        free(own);
 }
