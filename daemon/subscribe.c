@@ -17,7 +17,9 @@
  * CPU (null for an offline CPU or a group multiplexed out) or per node for
  * cpu and node metrics, one number for system ones and with "per":
  * "system".  A rate is a delta divided by the tick's interval_s.  Sending
- * it again on the same connection changes what it gets.
+ * it again on the same connection changes what it gets.  When a CPU goes
+ * offline or comes back, or a reload changes the interval or the metrics,
+ * the reply is pushed again, as things are now, before the next tick.
  *
  * The daemon never waits for a subscriber: ctl.c sends what the socket
  * takes and keeps the rest up to CTL_MAX_STREAM_OUTPUT (its invariant 5),
@@ -63,6 +65,7 @@ struct subscribers {
         double *vals;                   /* this tick, [_M_MAX * nloc], catalogue unit */
         bool *nulls;                    /* not counted, [_M_MAX * nloc] */
         size_t cap;
+        bool changed;                   /* the map, interval or catalogue changed: tell them */
 };
 
 static void mark_clear(struct last_mark *mk)
@@ -109,15 +112,33 @@ static json_t *metric_json(const struct subscribers *s, int id, enum per per)
         return o;
 }
 
+/* The reply to a subscription, {"subscribed": {...}}: the interval, the
+ * CPU map and the metrics asked, as they are now. */
+static json_t *info_json(const struct subscribers *s, const bool *want, enum per per)
+{
+        const struct cpumap *map = sampler_cpumap(s->sampler);
+        json_t *metrics = json_array(), *node_of = json_array(), *online = json_array();
+
+        for (int i = 0; i < _M_MAX; i++)
+                if (want[i])
+                        json_array_append_new(metrics, metric_json(s, i, per));
+        for (int c = 0; c < map->ncpus; c++) {
+                json_array_append_new(node_of, json_integer(map->node[c]));
+                json_array_append_new(online, json_boolean(map->online[c]));
+        }
+        return json_pack("{s:{s:s,s:f,s:i,s:i,s:o,s:o,s:i,s:o}}", "subscribed", "per", per_names[per], "interval_s",
+                         (double)*s->interval_ns / 1e9, "cpus", map->ncpus, "nodes", map->nnodes, "node_of", node_of,
+                         "online", online, "max_unsent_bytes", CTL_MAX_STREAM_OUTPUT, "metrics", metrics);
+}
+
 static json_t *on_subscribe(void *userdata, const struct proto_request *req, struct ctl_stream *st,
                             const struct ucred *peer, char **ret_err)
 {
         struct subscribers *s = userdata;
-        const struct cpumap *map = sampler_cpumap(s->sampler);
         struct subscriber *sub;
         bool want[_M_MAX] = { false };
         enum per per = PER_CPU;
-        json_t *metrics, *node_of, *online, *reply;
+        json_t *reply;
 
         for (size_t i = 0; i < req->nmetrics; i++) {
                 int id = metric_id_by_name(req->metrics[i]);
@@ -132,19 +153,7 @@ static json_t *on_subscribe(void *userdata, const struct proto_request *req, str
         if (req->per)
                 per = streq(req->per, "node") ? PER_NODE : streq(req->per, "system") ? PER_SYSTEM : PER_CPU;
 
-        metrics = json_array();
-        node_of = json_array();
-        online = json_array();
-        for (int i = 0; i < _M_MAX; i++)
-                if (want[i])
-                        json_array_append_new(metrics, metric_json(s, i, per));
-        for (int c = 0; c < map->ncpus; c++) {
-                json_array_append_new(node_of, json_integer(map->node[c]));
-                json_array_append_new(online, json_boolean(map->online[c]));
-        }
-        reply = json_pack("{s:{s:s,s:f,s:i,s:i,s:o,s:o,s:i,s:o}}", "subscribed", "per", per_names[per], "interval_s",
-                          (double)*s->interval_ns / 1e9, "cpus", map->ncpus, "nodes", map->nnodes, "node_of", node_of,
-                          "online", online, "max_unsent_bytes", CTL_MAX_STREAM_OUTPUT, "metrics", metrics);
+        reply = info_json(s, want, per);
         if (!reply)
                 return NULL;
 
@@ -419,6 +428,33 @@ static int tick_lines(struct subscribers *s, const struct tick *t, json_t *runs,
         return (int)n;
 }
 
+void subscribe_changed(struct subscribers *s)
+{
+        if (s)
+                s->changed = true;
+}
+
+/* Each subscriber's reply again, as things are now, before the tick that
+ * shows the change: clients redraw from it (top's CPU map after hotplug,
+ * the interval and the metrics' availability after a reload). */
+static void push_info(struct subscribers *s)
+{
+        struct subscriber *sub, *next;
+
+        for (sub = s->list; sub; sub = next) {
+                json_t *o = info_json(s, sub->want, sub->per);
+                char *line = NULL;
+
+                next = sub->next;       /* a send may drop sub (on_gone) */
+                if (o && json_object_set_new(o, "ok", json_true()) == 0)
+                        line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+                json_decref(o);
+                if (line)
+                        ctl_stream_send(sub->st, line, strlen(line));
+                free(line);
+        }
+}
+
 void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs)
 {
         struct ctl_stream **st;
@@ -430,7 +466,10 @@ void subscribe_tick(struct subscribers *s, const struct tick *t, const struct ru
 
         if (!s || !s->list)
                 return;
-        if (densify(s, t) < 0)
+        if (t->nev > 0 || s->changed)   /* a CPU went or came back; a reload */
+                push_info(s);
+        s->changed = false;
+        if (!s->list || densify(s, t) < 0)
                 return;
         runs = runs_json(s, rs, t->t + t->dur);
         if (!runs)
