@@ -187,6 +187,7 @@ static int sync_catalogue(struct manager *m)
 static int on_tick_own(void *userdata, struct tick *t)
 {
         struct manager *m = userdata;
+        runs_watch_own(m->runs, m->store);
         return runs_own_sample(m->runs, t);
 }
 
