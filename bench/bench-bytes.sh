@@ -18,7 +18,7 @@
 #    on this machine's CPUs: write_bytes per hour at most pmlogger's at
 #    the same interval (measured side by side when pmlogger and pmcd are
 #    installed, BENCH_BYTES_PMLOGGER=0 skips it; otherwise the 6.6 MB/h
-#    issue 19 measured), and at most 3x the database's growth.
+#    measured beside it), and at most 3x the database's growth.
 #    BENCH_BYTES_CONF: extra scalemon.conf lines for every daemon (e.g.
 #    "commit_interval = 1s" to see the cost of committing every tick);
 #    BENCH_BYTES_DAEMON: another scalemond binary (a before/after).
@@ -42,7 +42,7 @@ WARM=${BENCH_BYTES_WARMUP:-10}
 ROUNDS=${BENCH_BYTES_ROUNDS:-2}
 CASES=${BENCH_BYTES_CASES:-1s:0 100ms:0 1s:256 100ms:256 1s:1024}
 DAEMON=${BENCH_BYTES_DAEMON:-$top_builddir/scalemond}
-PMLOGGER_FIGURE=6.6          # MB/h, pmlogger at 1 s, measured for issue 19
+PMLOGGER_FIGURE=6.6          # MB/h, pmlogger at 1 s, measured on this project's test machine
 tmp=$(mktemp -d "${BENCH_BYTES_DIR:-/var/tmp}/scalemon-bench-bytes.XXXXXX")
 pids=()
 cleanup() {
@@ -184,7 +184,7 @@ else
                 pmwhat="pmlogger measured side by side at 1 s: $(mmm < "$tmp/pm" | awk '{ printf "%s MB/h (min %s, max %s)", $1, $2, $3 }')"
         else
                 pm=$PMLOGGER_FIGURE
-                pmwhat="pmlogger not measured here (needs pcp's pmlogger and a running pmcd): issue 19's figure, $pm MB/h at 1 s"
+                pmwhat="pmlogger not measured here (needs pcp's pmlogger and a running pmcd): the figure measured before, $pm MB/h at 1 s"
         fi
         echo "  $pmwhat"
         c="1s:0"

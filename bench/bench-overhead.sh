@@ -32,7 +32,7 @@ command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1 ||
         { echo "bench-overhead: needs perf (linux-perf) with permission to count"; exit 0; }
 [ "$(id -u)" = 0 ] || { echo "bench-overhead: needs root for system-wide counting"; exit 0; }
 # the per-CPU events scalemond opens (no cpu-clock: it has none)
-events=context-switches,cpu-migrations,page-faults,minor-faults,major-faults
+events=context-switches,cpu-migrations     # no fault events: scalemond opens none by default (per_cpu_faults)
 for tp in lock:contention_begin kvm:kvm_exit kvm:kvm_ple_window_update; do
         perf stat -e "$tp" true >/dev/null 2>&1 && events=$events,$tp
 done

@@ -78,6 +78,10 @@ struct store *ctl_store(struct ctl *ctl)
                 ctl_fail(EXIT_FAILED, "%s", err ? err : strerror(-r));
                 return NULL;
         }
+        /* the ticks since the daemon's last commit, from its head file */
+        store_head_attach(ctl->store);
+        if (store_head_note(ctl->store))
+                fprintf(stderr, "scalemonctl: %s\n", store_head_note(ctl->store));
         return ctl->store;
 }
 

@@ -1,6 +1,6 @@
 /* cli.h - what every scalemonctl verb shares: the global options, exit
- * codes, one-line errors, option parsing and the database (cli.c, and
- * ctl_fail in output.c). */
+ * codes and one-line errors (from output.h), option parsing and the
+ * database (cli.c). */
 #ifndef SCALEMON_CLIENT_CLI_H
 #define SCALEMON_CLIENT_CLI_H
 
@@ -11,11 +11,6 @@
 #include "output.h"
 #include "store.h"
 
-/* Exit codes: the contract in doc/DESIGN.md. */
-#define EXIT_OK      0
-#define EXIT_FAILED  1      /* the request failed: unknown run, no daemon, nothing in range */
-#define EXIT_USAGE   2      /* bad usage */
-
 struct ctl {
         const char *db_path;
         const char *socket_path;
@@ -24,9 +19,6 @@ struct ctl {
         int sock_fd;                    /* control socket, connected on demand, or -1 */
         int sock_errno;                 /* why the last ctl_connect() failed (errno), or 0 */
 };
-
-/* Print "scalemonctl: ..." to stderr and return code. */
-int ctl_fail(int code, const char *fmt, ...) _printf_(2, 3);
 
 /* getopt_long for verbs and main: on an unknown option, or one missing
  * its value, prints one line naming it and how to get help, and returns

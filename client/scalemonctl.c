@@ -36,8 +36,9 @@ static const struct verb verbs[] = {
                                    "              [--variance-cv PCT] [--variance-minmax R] [--alpha P]" },
         { "explain", verb_explain, "explain RUN [--against RUN,...] [--score K]\n"
                                    "              why RUN differs from its siblings: context, counters, phases, CPUs" },
-        { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--metric M,...] [--lower-is-better K,...]\n"
-                                   "              [--work fixed|per-n] [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n"
+        { "curve",   verb_curve,   "curve --by TAG [--series TAG] [--score K] [--metric M,...] [--all-metrics]\n"
+                                   "              [--lower-is-better K,...] [--work fixed|per-n] [--since WHEN] [--until WHEN]\n"
+                                   "              [--tag K=V]... [--host NAME]\n"
                                    "              scalability curve across runs, with a USL fit" },
         { "plot",    verb_plot,    "plot timeseries|heatmap|curve|groups|scatter|explain [METRIC|RUN] [--run NAME]\n"
                                    "              [--since WHEN] [--until WHEN] [--tag K=V]... [--per system|node|cpu]\n"

@@ -206,6 +206,47 @@ int parse_baseline(struct group_opts *go, const char *arg)
         return go->nbaseline ? 0 : ctl_fail(EXIT_USAGE, "--baseline needs K=V[,K=V...]");
 }
 
+int parse_group_limit(struct group_opts *go, const char *opt, const char *arg)
+{
+        bool cv = streq(opt, "--variance-cv");
+        char *end;
+        double v;
+
+        errno = 0;
+        v = strtod(arg, &end);
+        if (errno || end == arg || *end || !(v > 0) || (!cv && v >= 1) || v > 1000)
+                return ctl_fail(EXIT_USAGE, "%s '%s': %s", opt, arg,
+                                cv ? "a percentage above 0, e.g. 5" : "a number between 0 and 1");
+        if (cv)
+                go->cv_limit = v / 100;
+        else if (streq(opt, "--variance-minmax"))
+                go->minmax_limit = v;
+        else
+                go->alpha = v;
+        return 0;
+}
+
+int parse_lower_is_better(struct group_opts *go, const char *arg)
+{
+        _cleanup_free_ char *buf = strdup(arg);
+        char *save = NULL, *tok;
+        const char *why;
+        size_t ntok = 0;
+
+        if (!buf)
+                return ctl_fail(EXIT_FAILED, "out of memory");
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ntok++) {
+                if (!proto_valid_key(tok, &why))
+                        return ctl_fail(EXIT_USAGE, "--lower-is-better '%s': %s", tok, why);
+                if (go->nlower_better == ELEMENTSOF(go->lower_better))
+                        return ctl_fail(EXIT_USAGE, "--lower-is-better: at most %zu scores", ELEMENTSOF(go->lower_better));
+                go->lower_better[go->nlower_better++] = strdup(tok);
+        }
+        if (ntok == 0)
+                return ctl_fail(EXIT_USAGE, "--lower-is-better needs K[,K...], the scores where less is better");
+        return 0;
+}
+
 json_t *run_json(const struct run_info *ri, const struct run_detail *d)
 {
         json_t *o, *tags = json_object(), *scores = json_object();

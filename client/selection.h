@@ -40,6 +40,10 @@ int parse_key_value(const char *opt, const char *arg, bool value_is_number, char
 /* --group-by TAG[,TAG...] and --baseline K=V[,K=V...] into go.  0 or EXIT_USAGE. */
 int parse_group_by(struct group_opts *go, const char *arg);
 int parse_baseline(struct group_opts *go, const char *arg);
+/* opt --variance-cv PCT, --variance-minmax R or --alpha P into go; and
+ * --lower-is-better K[,K...].  0 or an exit code after saying why. */
+int parse_group_limit(struct group_opts *go, const char *opt, const char *arg);
+int parse_lower_is_better(struct group_opts *go, const char *arg);
 /* After loading: every --group-by key is one some run has, and every
  * --baseline K=V a value some run has; else EXIT_USAGE after naming the
  * keys (or values) there are, with "did you mean" (group-keys.c).  opt

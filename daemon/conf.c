@@ -33,7 +33,12 @@ void conf_defaults(struct conf *c)
         c->wal_limit = CONF_DEFAULT_WAL;
         c->commit_interval_ns = CONF_DEFAULT_COMMIT;
         for (int m = 0; m < _M_MAX; m++)
-                c->enabled[m] = true;
+                c->enabled[m] = !conf_fault_event(m);
+}
+
+bool conf_fault_event(int metric)
+{
+        return metric == M_PAGE_FAULTS || metric == M_PAGE_FAULTS_MINOR || metric == M_PAGE_FAULTS_MAJOR;
 }
 
 void conf_free(struct conf *c)
@@ -288,6 +293,16 @@ static int set_commit_interval(struct parse_state *st, const char *value, char *
         return 0;
 }
 
+static int set_per_cpu_faults(struct parse_state *st, const char *value, char **ret_err)
+{
+        if (streq(value, "yes") || streq(value, "no")) {
+                st->c.per_cpu_faults = streq(value, "yes");
+                return 0;
+        }
+        why(ret_err, "per_cpu_faults '%s' is neither yes nor no", value);
+        return -EINVAL;
+}
+
 static int set_max_db_size(struct parse_state *st, const char *value, char **ret_err)
 {
         int64_t v;
@@ -382,6 +397,7 @@ static const struct {
         { "commit_interval", set_commit_interval },
         { "metrics",         set_metrics },
         { "exclude",         set_exclude },
+        { "per_cpu_faults",  set_per_cpu_faults },
 };
 
 static char *trim(char *s)
@@ -409,10 +425,57 @@ static int fail(char **ret_err, const char *fname, unsigned line, const char *fm
         return -EINVAL;
 }
 
+/* One line, buf (comments and blanks allowed), into st.  0, or -errno
+ * with *ret_err naming fname and the line. */
+static int conf_line(struct parse_state *st, bool *seen, char *buf, const char *fname, unsigned line, char **ret_err)
+{
+        _cleanup_free_ char *err = NULL;
+        char *s, *eq, *key, *value, *hash, known[512];
+        size_t i, len = 0;
+        int r;
+
+        hash = strchr(buf, '#');
+        if (hash)
+                *hash = 0;
+        s = trim(buf);
+        if (!*s)
+                return 0;
+        eq = strchr(s, '=');
+        if (!eq)
+                return fail(ret_err, fname, line, "expected 'key = value', got '%s'", s);
+        *eq = 0;
+        key = trim(s);
+        value = trim(eq + 1);
+        for (i = 0; i < ELEMENTSOF(conf_table); i++)
+                if (streq(conf_table[i].key, key))
+                        break;
+        if (i == ELEMENTSOF(conf_table)) {
+                known[0] = 0;
+                for (size_t k = 0; k < ELEMENTSOF(conf_table); k++)
+                        strbuf_appendf(known, sizeof known, &len, "%s%s", k ? ", " : "", conf_table[k].key);
+                return fail(ret_err, fname, line, "unknown key '%s' (known: %s)", key, known);
+        }
+        if (seen[i])
+                return fail(ret_err, fname, line, "'%s' is set twice", key);
+        seen[i] = true;
+        if (!*value)
+                return fail(ret_err, fname, line, "'%s' has no value", key);
+        r = conf_table[i].handler(st, value, &err);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return fail(ret_err, fname, line, "%s", err ? err : strerror(-r));
+        if (conf_table[i].handler == set_metrics)
+                st->metrics_line = line;
+        else if (conf_table[i].handler == set_exclude)
+                st->exclude_line = line;
+        return 0;
+}
+
 int conf_parse(const char *text, size_t len, const char *fname, struct conf *out, char **ret_err)
 {
         struct parse_state st = { 0 };
-        bool seen[ELEMENTSOF(conf_table)] = { false };
+        bool seen[ELEMENTSOF(conf_table)] = { false }, any = false;
         const char *p = text, *end = text + len;
         unsigned line = 0;
         int r;
@@ -421,89 +484,49 @@ int conf_parse(const char *text, size_t len, const char *fname, struct conf *out
         if (r < 0)
                 return r;
         memcpy(st.metrics, st.c.enabled, sizeof st.metrics);
+        for (int m = 0; m < _M_MAX; m++)
+                st.metrics[m] |= conf_fault_event(m);  /* in the set; per_cpu_faults decides */
 
         while (p < end) {
                 const char *eol = memchr(p, '\n', (size_t)(end - p));
-                char buf[4096], *s, *eq, *key, *value, *hash;
-                _cleanup_free_ char *err = NULL;
+                char buf[4096];
                 size_t n;
-                size_t i;
 
                 if (!eol)
                         eol = end;
                 n = (size_t)(eol - p);
                 line++;
-                if (n >= sizeof buf) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "line is too long (limit %zu bytes)", sizeof buf - 1);
-                }
-                memcpy(buf, p, n);
-                buf[n] = 0;
-                p = eol + 1;
-                if (memchr(buf, 0, n)) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "line contains a NUL byte");
-                }
-                hash = strchr(buf, '#');
-                if (hash)
-                        *hash = 0;
-                s = trim(buf);
-                if (!*s)
-                        continue;
-                eq = strchr(s, '=');
-                if (!eq) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "expected 'key = value', got '%s'", s);
-                }
-                *eq = 0;
-                key = trim(s);
-                value = trim(eq + 1);
-                for (i = 0; i < ELEMENTSOF(conf_table); i++)
-                        if (streq(conf_table[i].key, key))
-                                break;
-                if (i == ELEMENTSOF(conf_table)) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line,
-                                    "unknown key '%s' (known: interval, database, socket, control_group, retain_raw, "
-                                    "rollup_interval, retain_rollup, max_db_size, backlog_limit, wal_limit, commit_interval, "
-                                    "metrics, exclude)",
-                                    key);
-                }
-                if (seen[i]) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "'%s' is set twice", key);
-                }
-                seen[i] = true;
-                if (!*value) {
-                        conf_free(&st.c);
-                        return fail(ret_err, fname, line, "'%s' has no value", key);
-                }
-                r = conf_table[i].handler(&st, value, &err);
-                if (r == -ENOMEM) {
-                        conf_free(&st.c);
-                        return r;
+                if (n >= sizeof buf)
+                        r = fail(ret_err, fname, line, "line is too long (limit %zu bytes)", sizeof buf - 1);
+                else if (memchr(p, 0, n))
+                        r = fail(ret_err, fname, line, "line contains a NUL byte");
+                else {
+                        memcpy(buf, p, n);
+                        buf[n] = 0;
+                        r = conf_line(&st, seen, buf, fname, line, ret_err);
                 }
                 if (r < 0) {
                         conf_free(&st.c);
-                        return fail(ret_err, fname, line, "%s", err ? err : strerror(-r));
+                        return r;
                 }
-                if (conf_table[i].handler == set_metrics)
-                        st.metrics_line = line;
-                else if (conf_table[i].handler == set_exclude)
-                        st.exclude_line = line;
+                p = eol + 1;
         }
 
-        bool any = false;
         for (int m = 0; m < _M_MAX; m++) {
-                st.c.enabled[m] = st.metrics[m] && !st.exclude[m];
+                st.c.enabled[m] = st.metrics[m] && !st.exclude[m] && (st.c.per_cpu_faults || !conf_fault_event(m));
                 any |= st.c.enabled[m];
         }
         if (!any) {
                 /* a daemon that samples nothing is a mistake, not a setting:
                  * named at the line that emptied the set */
                 unsigned at = MAX(st.metrics_line, st.exclude_line);
+                bool faults_only = false;       /* empty only because per_cpu_faults = no */
+                for (int m = 0; m < _M_MAX; m++)
+                        faults_only |= st.metrics[m] && !st.exclude[m] && conf_fault_event(m);
                 conf_free(&st.c);
                 return fail(ret_err, fname, at ? at : line,
+                            faults_only ? "metrics names only page-fault events, which are counted per CPU only "
+                                          "with per_cpu_faults = yes (pgfault and pgmajfault count the machine's)" :
                             st.exclude_line ? "metrics and exclude leave no metric enabled: exclude removes "
                                               "every metric that metrics names"
                                             : "no metric enabled: give metrics = all or a list of names");

@@ -39,10 +39,16 @@ struct conf {
         int64_t backlog_limit;          /* bytes of unwritten intervals held in memory */
         int64_t wal_limit;              /* bytes the write-ahead log may reach */
         int64_t commit_interval_ns;     /* samples are committed at least this often (0: every tick) */
-        bool enabled[_M_MAX];
+        bool per_cpu_faults;            /* count page faults per CPU with perf events (conf_fault_event) */
+        bool enabled[_M_MAX];           /* metrics and exclude, and per_cpu_faults for the fault events */
 };
 
 void conf_defaults(struct conf *c);
+/* The per-CPU page-fault events (page_faults, page_faults_minor,
+ * page_faults_major): enabled only with per_cpu_faults = yes, since every
+ * page fault on the machine pays for each of them; /proc/vmstat's pgfault
+ * and pgmajfault count the machine's faults for free. */
+bool conf_fault_event(int metric);
 /* 65536 -> "64K": the largest unit that divides the size exactly. */
 void size_format(int64_t bytes, char *buf, size_t len);
 void conf_free(struct conf *c);

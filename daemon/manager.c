@@ -553,7 +553,7 @@ static void tell_parent(struct manager *m, const char *msg)
 /* A database file this start created, with its -wal and -shm. */
 static void remove_database(const char *path)
 {
-        static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+        static const char *const suffix[] = { "", "-wal", "-shm", "-journal", "-head" };
         char buf[PATH_MAX];
 
         for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
@@ -633,6 +633,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
         r = runs_new(&m->runs);
         if (r >= 0)
                 r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
+        if (r < 0)
+                goto fail;
+        r = writer_open_head(m->writer, ret_err);
         if (r < 0)
                 goto fail;
         writer_set_tick_hook(m->writer, on_sampled, m);

@@ -1,10 +1,13 @@
 /* retain-sched.c - when retention runs.
  *
  * The store does the work (store_delete_step(), store_rollup_step(), one
- * bounded transaction each); this decides when: a timer at idle priority,
- * every second when there is nothing to do, and while catching up one
- * part working in RETAIN_DUTY, each slice at most half an interval, so
- * that sampling and requests never wait long.
+ * bounded transaction each); this decides when: a timer at idle priority;
+ * when there is nothing to do, again once new work can exist (idle_ns():
+ * the database changes at commits, and a raw tick ages into a rollup once
+ * per rollup_interval), so that between commits the daemon prepares and
+ * runs no SQL; while catching up one part working in RETAIN_DUTY, each
+ * slice at most half an interval, so that sampling and requests never wait
+ * long.
  */
 #include "config.h"
 
@@ -115,6 +118,17 @@ void retain_sched_format(const struct conf *c, char *buf, size_t len)
         }
 }
 
+/* How long to rest when nothing was left to do: until the next commit
+ * or the next rollup bucket, whichever comes first, at least a second. */
+static int64_t idle_ns(const struct conf *c)
+{
+        int64_t every = c->commit_interval_ns > 0 ? c->commit_interval_ns : c->interval_ns;
+
+        if (c->rollup_interval_ns > 0)
+                every = MIN(every, c->rollup_interval_ns);
+        return MAX(every, RETAIN_EVERY_NS);
+}
+
 static int on_retain(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct retain_sched *rs = userdata;
@@ -125,7 +139,7 @@ static int on_retain(sd_event_source *src, uint64_t usec, void *userdata)
         t1 = now_monotonic_ns();
         /* catching up: again soon, but resting RETAIN_DUTY - 1 times as
          * long as it worked */
-        next = more ? t1 + MAX((t1 - t0) * (RETAIN_DUTY - 1), NSEC_PER_MSEC) : t1 + RETAIN_EVERY_NS;
+        next = more ? t1 + MAX((t1 - t0) * (RETAIN_DUTY - 1), NSEC_PER_MSEC) : t1 + idle_ns(rs->conf);
         sd_event_source_set_time(src, (uint64_t)(next / NSEC_PER_USEC));
         return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
 }

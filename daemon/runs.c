@@ -307,82 +307,98 @@ int runs_own_sample(struct runs *rs, struct tick *t)
         return 0;
 }
 
+/* The name the new run gets when a->name is taken: refused, the next free
+ * NAME-K (--name-suffix), or the same after deleting the finished run
+ * (*replace, --replace).  0 with the name in want (size PROTO_MAX_NAME +
+ * 16), or -errno with *ret_err. */
+static int runs_choose_name(struct runs *rs, struct store *st, const struct run_start_args *a, char *want,
+                            bool *replace, char **ret_err)
+{
+        struct run_info ri, taken;
+        const char *why;
+        char t[40];
+        int r = 0;
+
+        snprintf(want, PROTO_MAX_NAME + 16, "%s", a->name);
+        if (store_run_find(st, a->name, &ri) != 0)
+                return 0;
+        time_format_local(ri.start, t, sizeof t);
+        if (a->if_exists == PROTO_IF_EXISTS_REFUSE) {
+                *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name, "
+                                "or give --name-suffix (records %s-2, %s-3...) or --replace (replaces a "
+                                "finished run)", a->name, t, ri.status, a->name, a->name);
+                r = -EEXIST;
+        } else if (a->if_exists == PROTO_IF_EXISTS_REPLACE) {
+                _cleanup_free_ char *ignore = NULL;
+                if (runs_pick(rs, a->name, &ignore) >= 0) {
+                        *ret_err = errf("a run named '%s' is running (started %s): --replace replaces only "
+                                        "a finished run", a->name, t);
+                        r = -EBUSY;
+                }
+                *replace = r == 0;
+        } else
+                for (int k = 2; k < 100000; k++) {
+                        snprintf(want, PROTO_MAX_NAME + 16, "%s-%d", a->name, k);
+                        if (!proto_valid_name(want, &why)) {
+                                *ret_err = errf("a run named '%s' already exists, and %s is not a run name: %s",
+                                                a->name, want, why);
+                                r = -EINVAL;
+                                break;
+                        }
+                        if (store_run_find(st, want, &taken) != 0)
+                                break;
+                        run_info_free(&taken);
+                }
+        run_info_free(&ri);
+        return r;
+}
+
+/* The run's context as it starts: the machine's (context_capture) and
+ * the daemon's interval, version and unavailable metrics. */
+static int runs_context(const struct runs_env *env, struct store_kv **ctx, size_t *nctx, char **ret_err)
+{
+        struct store_kv extra[3];
+        char iv[16], unavail[1024] = "";
+        size_t len = 0;
+        int e;
+
+        duration_format(env->interval_ns, iv, sizeof iv);
+        for (int m = 0; m < _M_MAX; m++)
+                if (!sampler_available(env->sampler, m) && len < sizeof unavail - 64)
+                        strbuf_appendf(unavail, sizeof unavail, &len, "%s%s", len ? "," : "",
+                                       metric_table[m].name);
+        extra[0] = (struct store_kv){ "interval", iv };
+        extra[1] = (struct store_kv){ "scalemond_version", PACKAGE_VERSION };
+        extra[2] = (struct store_kv){ "metrics_unavailable", unavail[0] ? unavail : "none" };
+        e = context_capture(env->sysroot, env->procroot, extra, 3, ctx, nctx);
+        if (e < 0)
+                *ret_err = errf("cannot record the run's context: %s", strerror(-e));
+        return e;
+}
+
 int runs_start(struct runs *rs, const struct runs_env *env, const struct run_start_args *a, struct run_result *ret,
                char **ret_err)
 {
         struct store *st = env->store;
-        const struct sampler *sm = env->sampler;
         const struct snapshot_point *pt = &env->pt;
-        struct store_kv extra[4];
         _cleanup_free_ char *cgdir = NULL;
         struct store_kv *ctx = NULL;
         size_t nctx = 0;
-        char iv[16], unavail[1024] = "";
-        char *name, numbered[PROTO_MAX_NAME + 16];
-        const char *want = a->name;
+        char *name, want[PROTO_MAX_NAME + 16];
         bool replace = false;
-        struct run_info ri;
         struct run_new rn;
         int64_t id;
-        size_t len = 0;
         int e;
 
-        if (store_run_find(st, a->name, &ri) == 0) {
-                char t[40];
-                const char *why;
-                time_format_local(ri.start, t, sizeof t);
-                if (a->if_exists == PROTO_IF_EXISTS_REFUSE) {
-                        *ret_err = errf("a run named '%s' already exists (started %s, %s): choose another name, "
-                                        "or give --name-suffix (records %s-2, %s-3...) or --replace (replaces a "
-                                        "finished run)", a->name, t, ri.status, a->name, a->name);
-                        run_info_free(&ri);
-                        return -EEXIST;
-                }
-                if (a->if_exists == PROTO_IF_EXISTS_REPLACE) {
-                        _cleanup_free_ char *ignore = NULL;
-                        if (runs_pick(rs, a->name, &ignore) >= 0) {
-                                *ret_err = errf("a run named '%s' is running (started %s): --replace replaces only "
-                                                "a finished run", a->name, t);
-                                run_info_free(&ri);
-                                return -EBUSY;
-                        }
-                        replace = true;
-                } else {
-                        int k;
-                        for (k = 2; k < 100000; k++) {
-                                snprintf(numbered, sizeof numbered, "%s-%d", a->name, k);
-                                if (!proto_valid_name(numbered, &why)) {
-                                        *ret_err = errf("a run named '%s' already exists, and %s is not a run name: %s",
-                                                        a->name, numbered, why);
-                                        run_info_free(&ri);
-                                        return -EINVAL;
-                                }
-                                struct run_info taken;
-                                if (store_run_find(st, numbered, &taken) != 0)
-                                        break;
-                                run_info_free(&taken);
-                        }
-                        want = numbered;
-                }
-                run_info_free(&ri);
-        }
-
+        e = runs_choose_name(rs, st, a, want, &replace, ret_err);
+        if (e < 0)
+                return e;
         /* a cgroup the user named must be one, before the run exists */
         if (a->cgroup && !streq(a->cgroup, "new") && (e = owncg_resolve(env->procroot, a->cgroup, &cgdir, ret_err)) < 0)
                 return e;
-        duration_format(env->interval_ns, iv, sizeof iv);
-        for (int m = 0; m < _M_MAX; m++)
-                if (!sampler_available(sm, m) && len < sizeof unavail - 64)
-                        strbuf_appendf(unavail, sizeof unavail, &len, "%s%s", len ? "," : "",
-                                                metric_table[m].name);
-        extra[0] = (struct store_kv){ "interval", iv };
-        extra[1] = (struct store_kv){ "scalemond_version", PACKAGE_VERSION };
-        extra[2] = (struct store_kv){ "metrics_unavailable", unavail[0] ? unavail : "none" };
-        e = context_capture(env->sysroot, env->procroot, extra, 3, &ctx, &nctx);
-        if (e < 0) {
-                *ret_err = errf("cannot record the run's context: %s", strerror(-e));
+        e = runs_context(env, &ctx, &nctx, ret_err);
+        if (e < 0)
                 return e;
-        }
         if (replace) {
                 e = store_run_delete(st, a->name);
                 if (e < 0 && e != -ENOENT) {
@@ -409,7 +425,7 @@ int runs_start(struct runs *rs, const struct runs_env *env, const struct run_sta
         name = strdup(want);
         if (!name)
                 return -ENOMEM;
-        e = open_run_add(rs, id, want, sm, pt);
+        e = open_run_add(rs, id, want, env->sampler, pt);
         if (e < 0) {
                 free(name);
                 return e;

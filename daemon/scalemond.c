@@ -108,10 +108,75 @@ static int daemonize(int *ret_ready_fd)
 /* The command line into *mo: ARGS_OK, or the exit code (after --help,
  * --version, or a bad argument, which it has reported). */
 #define ARGS_OK (-1)
+enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP,
+       OPT_SIMULATE, OPT_COMMIT };
+
+/* A path option: made absolute, into *dst.  ARGS_OK or an exit code. */
+static int set_path(char **dst, const char *arg)
+{
+        free(*dst);
+        *dst = absolute(arg);
+        return *dst ? ARGS_OK : EXIT_FAILURE;
+}
+
+/* The value of option c.  ARGS_OK, or an exit code after saying what is
+ * wrong. */
+static int parse_value(int c, const char *arg, struct manager_options *mo)
+{
+        struct conf_source *src = &mo->source;
+        int64_t ns;
+        char *end;
+        long n;
+
+        switch (c) {
+        case OPT_CONFIG:
+                return set_path(&src->path, arg);
+        case OPT_DB:
+                return set_path(&src->database, arg);
+        case OPT_SOCKET:
+                if (set_path(&src->socket, arg) != ARGS_OK)
+                        return EXIT_FAILURE;
+                if (strlen(src->socket) >= 108) {
+                        fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
+                                "(107 bytes); choose a shorter one\n", arg);
+                        return 2;
+                }
+                return ARGS_OK;
+        case OPT_INTERVAL:
+                if (duration_parse(arg, &ns) < 0) {
+                        fprintf(stderr, "scalemond: --interval %s: not a duration; use %s\n", arg, DURATION_FORMS);
+                        return 2;
+                }
+                if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
+                        fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", arg);
+                        return 2;
+                }
+                src->interval_ns = ns;
+                return ARGS_OK;
+        case OPT_COMMIT:
+                if (duration_parse(arg, &ns) < 0 || ns > CONF_MAX_COMMIT) {
+                        fprintf(stderr, "scalemond: --commit-interval %s: not a duration of 0..1h; use %s\n", arg,
+                                DURATION_FORMS);
+                        return 2;
+                }
+                src->commit_interval_ns = ns;
+                src->commit_interval_set = true;
+                return ARGS_OK;
+        default:        /* OPT_SIMULATE */
+                errno = 0;
+                n = strtol(arg, &end, 10);
+                if (errno || end == arg || *end || n < SIM_MIN_CPUS || n > SIM_MAX_CPUS) {
+                        fprintf(stderr, "scalemond: --simulate-cpus %s: use a number of CPUs, %d..%d\n", arg,
+                                SIM_MIN_CPUS, SIM_MAX_CPUS);
+                        return 2;
+                }
+                mo->simulate_cpus = (int)n;
+                return ARGS_OK;
+        }
+}
+
 static int parse_args(int argc, char **argv, struct manager_options *mo, bool *foreground, bool *check)
 {
-        enum { OPT_CONFIG = 0x100, OPT_DB, OPT_SOCKET, OPT_INTERVAL, OPT_FOREGROUND, OPT_CHECK, OPT_VERSION, OPT_HELP,
-               OPT_SIMULATE, OPT_COMMIT };
         static const struct option options[] = {
                 { "config", required_argument, NULL, OPT_CONFIG },
                 { "db", required_argument, NULL, OPT_DB },
@@ -126,71 +191,20 @@ static int parse_args(int argc, char **argv, struct manager_options *mo, bool *f
                 {},
         };
         struct conf_source *src = &mo->source;
-        int c;
+        int c, r;
 
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
                 switch (c) {
                 case OPT_CONFIG:
-                        free(src->path);
-                        src->path = absolute(optarg);
-                        if (!src->path)
-                                return EXIT_FAILURE;
-                        break;
                 case OPT_DB:
-                        free(src->database);
-                        src->database = absolute(optarg);
-                        if (!src->database)
-                                return EXIT_FAILURE;
-                        break;
                 case OPT_SOCKET:
-                        free(src->socket);
-                        src->socket = absolute(optarg);
-                        if (!src->socket)
-                                return EXIT_FAILURE;
-                        if (strlen(src->socket) >= 108) {
-                                fprintf(stderr, "scalemond: --socket %s: path longer than a UNIX socket allows "
-                                        "(107 bytes); choose a shorter one\n", optarg);
-                                return 2;
-                        }
+                case OPT_INTERVAL:
+                case OPT_COMMIT:
+                case OPT_SIMULATE:
+                        r = parse_value(c, optarg, mo);
+                        if (r != ARGS_OK)
+                                return r;
                         break;
-                case OPT_INTERVAL: {
-                        int64_t ns;
-                        if (duration_parse(optarg, &ns) < 0) {
-                                fprintf(stderr, "scalemond: --interval %s: not a duration; use %s\n", optarg,
-                                        DURATION_FORMS);
-                                return 2;
-                        }
-                        if (ns < CONF_MIN_INTERVAL || ns > CONF_MAX_INTERVAL) {
-                                fprintf(stderr, "scalemond: --interval %s: out of range; use 10ms..60s\n", optarg);
-                                return 2;
-                        }
-                        src->interval_ns = ns;
-                        break;
-                }
-                case OPT_COMMIT: {
-                        int64_t ns;
-                        if (duration_parse(optarg, &ns) < 0 || ns > CONF_MAX_COMMIT) {
-                                fprintf(stderr, "scalemond: --commit-interval %s: not a duration of 0..1h; use %s\n",
-                                        optarg, DURATION_FORMS);
-                                return 2;
-                        }
-                        src->commit_interval_ns = ns;
-                        src->commit_interval_set = true;
-                        break;
-                }
-                case OPT_SIMULATE: {
-                        char *end;
-                        long n;
-                        errno = 0;
-                        n = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || n < SIM_MIN_CPUS || n > SIM_MAX_CPUS) {
-                                fprintf(stderr, "scalemond: --simulate-cpus %s: use a number of CPUs, %d..%d\n",
-                                        optarg, SIM_MIN_CPUS, SIM_MAX_CPUS);
-                                return 2;
-                        }
-                        mo->simulate_cpus = (int)n;
-                        break;
-                }
                 case OPT_FOREGROUND:
                         *foreground = true;
                         break;
@@ -248,9 +262,9 @@ int main(int argc, char **argv)
                 for (int i = 0; i < _M_MAX; i++)
                         n += conf.enabled[i];
                 duration_format(conf.interval_ns, iv, sizeof iv);
-                printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled)\n",
+                printf("%s: ok (interval %s, database %s, socket %s, %d of %d metrics enabled%s)\n",
                        access(src->path, F_OK) == 0 ? src->path : "defaults", iv, conf.database, conf.socket,
-                       n, (int)_M_MAX);
+                       n, (int)_M_MAX, conf.per_cpu_faults ? "" : "; per-CPU fault events off: per_cpu_faults = no");
                 goto out;
         }
 

@@ -17,10 +17,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "head.h"
 #include "log.h"
 #include "macro.h"
 #include "timeutil.h"
@@ -61,6 +65,12 @@ struct writer {
         bool flush_now;                    /* a tick with events is held: commit it at once */
         int last_flush_err;                /* to log a failing flush once */
         int last_sample_err;
+
+        struct head_buf hb;                /* a tick's head record (head.h) */
+        int head_fd;                       /* DATABASE-head, O_APPEND; -1: none */
+        int64_t head_size;                 /* its length: a failed append is cut back to it */
+        int64_t base_id;                   /* the id batch[0] gets in the database */
+        int head_err;                      /* to log a failing append once */
 };
 
 int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, writer_catalogue_fn on_catalogue,
@@ -75,6 +85,7 @@ int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, wr
         w->conf = conf;
         w->on_catalogue = on_catalogue;
         w->userdata = userdata;
+        w->head_fd = -1;
         *ret = w;
         return 0;
 }
@@ -88,6 +99,9 @@ struct writer *writer_free(struct writer *w)
         free(w->batch);
         free(w->cpu_vals);
         free(w->cpu_nulls);
+        head_buf_free(&w->hb);
+        if (w->head_fd >= 0)
+                close(w->head_fd);
         free(w);
         return NULL;
 }
@@ -120,6 +134,98 @@ static int64_t tick_bytes(const struct tick *t)
                          t->capown * sizeof *t->own);
 }
 
+/* ---- the head file: every tick appended as it is sampled (head.h),
+ * emptied after each commit ---- */
+
+static int write_tick(struct writer *w, const struct tick *t, int64_t *ret_id);
+
+static void head_failed(struct writer *w, int r, const char *what)
+{
+        if (!w->head_err)
+                log_error("cannot %s the head file %s" HEAD_SUFFIX ": %s; readers see ticks up to the last commit, "
+                          "and a crash loses the ticks since", what, store_path(w->store), strerror(-r));
+        w->head_err = r;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                p += k;
+                n -= (size_t)k;
+        }
+        return 0;
+}
+
+/* The tick that will be batch[i], as its record, with one write(). */
+static void head_append(struct writer *w, const struct tick *t, size_t i)
+{
+        int64_t id;
+        int r;
+
+        if (w->head_fd < 0)
+                return;
+        head_buf_reset(&w->hb);
+        w->hb.tick_id = w->base_id + (int64_t)i;
+        store_capture(w->store, &w->hb);
+        r = write_tick(w, t, &id);
+        store_capture(w->store, NULL);
+        if (r >= 0)
+                r = head_finish(&w->hb);
+        if (r >= 0)
+                r = write_all(w->head_fd, w->hb.p, w->hb.len);
+        if (r < 0) {
+                /* no torn record in the middle: readers stop at one */
+                if (ftruncate(w->head_fd, w->head_size) < 0)
+                        r = -errno;
+                head_failed(w, r, "append to");
+                return;
+        }
+        w->head_size += (int64_t)w->hb.len;
+        if (w->head_err)
+                log_info("the head file can be written again");
+        w->head_err = 0;
+}
+
+static void head_truncate(struct writer *w)
+{
+        int r;
+
+        if (w->head_fd < 0 || w->head_size == HEAD_HEADER_SIZE)
+                return;
+        /* the commit on disk before the head is emptied: a power loss
+         * must not find the head empty and the commit not there */
+        r = store_sync_wal(w->store);
+        if (r < 0) {
+                head_failed(w, r, "sync the write-ahead log before emptying");
+                return;
+        }
+        if (ftruncate(w->head_fd, HEAD_HEADER_SIZE) < 0) {
+                head_failed(w, -errno, "empty");
+                return;
+        }
+        w->head_size = HEAD_HEADER_SIZE;
+}
+
+/* The batch changed under the head (its oldest ticks dropped): write it
+ * again, with the ids its ticks will get. */
+static void head_rewrite(struct writer *w)
+{
+        if (w->head_fd < 0)
+                return;
+        if (ftruncate(w->head_fd, HEAD_HEADER_SIZE) < 0) {
+                head_failed(w, -errno, "empty");
+                return;
+        }
+        w->head_size = HEAD_HEADER_SIZE;
+        for (size_t i = 0; i < w->nbatch; i++)
+                head_append(w, &w->batch[i], i);
+}
+
 /* The backlog is full: drop its oldest eighth, and remember the span lost
  * so that it is written as a gap row with the next batch. */
 static void drop_oldest(struct writer *w)
@@ -143,6 +249,7 @@ static void drop_oldest(struct writer *w)
         memmove(w->batch, w->batch + n, (w->nbatch - n) * sizeof *w->batch);
         memset(w->batch + w->nbatch - n, 0, n * sizeof *w->batch);
         w->nbatch -= n;
+        head_rewrite(w);
 }
 
 /* Zeros are not stored (schema invariant 1), so they are not held either;
@@ -209,6 +316,7 @@ int writer_sample(struct writer *w)
                 return -ENOMEM;
         if (r > 0) {
                 compact(w, t);
+                head_append(w, t, w->nbatch);
                 if (w->on_tick)
                         w->on_tick(w->tick_userdata, t);
                 w->backlog_bytes += tick_bytes(t);
@@ -277,32 +385,46 @@ static int write_tick_values(struct writer *w, int64_t id, const struct tick *t)
         return r;
 }
 
+/* One tick's rows: inserted, or (store_capture()) its head record. */
+static int write_tick(struct writer *w, const struct tick *t, int64_t *ret_id)
+{
+        int64_t id = 0;
+        int r = store_add_tick(w->store, t->t, t->dur, &id);
+
+        if (r >= 0)
+                r = write_tick_values(w, id, t);
+        for (size_t k = 0; r >= 0 && k < t->nown; k++)
+                r = store_add_own_sample(w->store, t->own[k].run, id, t->own[k].metric, t->own[k].value);
+        for (size_t k = 0; r >= 0 && k < t->nmux; k++)
+                r = store_add_mux(w->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
+        for (size_t k = 0; r >= 0 && k < t->nev; k++)
+                r = store_add_event(w->store, t->t + t->dur, t->ev[k].kind, t->ev[k].cpu, NULL);
+        *ret_id = id;
+        return r;
+}
+
 static int write_batch(struct writer *w)
 {
+        int64_t id = w->base_id - 1;
         int r = store_begin(w->store);
 
         if (r >= 0 && w->gap.intervals > 0)
                 r = store_add_gap(w->store, w->gap.start, w->gap.end, w->gap.intervals, w->gap.reason);
-
         for (size_t i = 0; r >= 0 && i < w->nbatch; i++) {
-                const struct tick *t = &w->batch[i];
-                int64_t id;
-
-                r = store_add_tick(w->store, t->t, t->dur, &id);
-                if (r >= 0)
-                        r = write_tick_values(w, id, t);
-                for (size_t k = 0; r >= 0 && k < t->nown; k++)
-                        r = store_add_own_sample(w->store, t->own[k].run, id, t->own[k].metric, t->own[k].value);
-                for (size_t k = 0; r >= 0 && k < t->nmux; k++)
-                        r = store_add_mux(w->store, id, t->mux[k].cpu, t->mux[k].grp, t->mux[k].duty);
-                for (size_t k = 0; r >= 0 && k < t->nev; k++)
-                        r = store_add_event(w->store, t->t + t->dur, t->ev[k].kind, t->ev[k].cpu, NULL);
+                r = write_tick(w, &w->batch[i], &id);
+                if (r >= 0 && id != w->base_id + (int64_t)i)
+                        log_debug("tick %" PRId64 " written as %" PRId64 " (head ids off)", w->base_id + (int64_t)i, id);
         }
         if (r >= 0)
                 r = store_commit(w->store);
-        if (r < 0)
+        if (r < 0) {
                 store_rollback(w->store);
-        return r;
+                return r;
+        }
+        /* committed: the head's ticks are in the database */
+        w->base_id = id + 1;
+        head_truncate(w);
+        return 0;
 }
 
 /* A reader that keeps a read transaction open pins the write-ahead log:
@@ -431,4 +553,78 @@ bool writer_last_sampled(const struct writer *w, int64_t *ret_end)
                 return false;
         *ret_end = w->batch[w->nbatch - 1].t + w->batch[w->nbatch - 1].dur;
         return true;
+}
+
+/* What a crash left in the head file and not in the database: inserted
+ * now, before anything else is (runs_recover() closes runs on the ticks
+ * written). */
+static void head_recover(struct writer *w, const char *path)
+{
+        _cleanup_free_ uint8_t *p = NULL;
+        char bad[4096 + 8];
+        int64_t n = 0;
+        size_t len;
+        int r = head_read_file(path, &p, &len);
+
+        if (r == -ENOENT)
+                return;
+        if (r >= 0)
+                r = store_head_replay(w->store, p, len, &n);
+        if (n > 0)
+                log_notice("recovered %" PRId64 " tick%s from %s that the last daemon had not committed", n,
+                           n == 1 ? "" : "s", path);
+        if (r == 1)
+                log_notice("dropped a torn last record from %s (a crash in the middle of its write)", path);
+        if (r >= 0 || r == -ESTALE)
+                return;         /* -ESTALE: another database's, left behind */
+        /* kept for a look, out of the way of the new one */
+        snprintf(bad, sizeof bad, "%s.bad", path);
+        log_error("cannot recover the ticks in %s (%s); moved it to %s", path,
+                  r == -EBADMSG || r == -EIO ? store_errmsg(w->store) : strerror(-r), bad);
+        if (rename(path, bad) < 0)
+                log_error("cannot move %s aside: %m", path);
+}
+
+int writer_open_head(struct writer *w, char **ret_err)
+{
+        char path[4096];
+        struct stat st;
+        uint64_t db_id;
+        int fd, r;
+
+        if ((size_t)snprintf(path, sizeof path, "%s" HEAD_SUFFIX, store_path(w->store)) >= sizeof path)
+                return -ENAMETOOLONG;
+        r = store_head_id(w->store, &db_id);
+        if (r >= 0)
+                head_recover(w, path);
+        if (r >= 0)
+                r = store_next_tick_id(w->store, &w->base_id);
+        if (r < 0) {
+                if (asprintf(ret_err, "cannot read the database's tick ids: %s", store_errmsg(w->store)) < 0)
+                        *ret_err = NULL;
+                return r;
+        }
+        /* readable by whoever may read the database */
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                  stat(store_path(w->store), &st) == 0 ? st.st_mode & 0666 : 0640);
+        if (fd < 0 || ftruncate(fd, 0) < 0 || (stat(store_path(w->store), &st) == 0 && fchmod(fd, st.st_mode & 0666) < 0)) {
+                r = -errno;
+                if (fd >= 0)
+                        close(fd);
+                if (asprintf(ret_err, "cannot open the head file %s: %s", path, strerror(-r)) < 0)
+                        *ret_err = NULL;
+                return r;
+        }
+        head_buf_reset(&w->hb);
+        head_put_header(&w->hb, db_id);
+        r = write_all(fd, w->hb.p, w->hb.len);
+        if (r < 0) {
+                close(fd);
+                if (asprintf(ret_err, "cannot write the head file %s: %s", path, strerror(-r)) < 0)
+                        *ret_err = NULL;
+                return r;
+        }
+        w->head_fd = fd;
+        w->head_size = HEAD_HEADER_SIZE;
+        return 0;
 }

@@ -29,6 +29,11 @@ typedef void (*writer_catalogue_fn)(void *userdata);
 int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, writer_catalogue_fn on_catalogue,
                void *userdata, struct writer **ret);
 struct writer *writer_free(struct writer *w);
+/* The head file, DATABASE-head (lib/head.h): first the ticks a crash left
+ * in it and not in the database are inserted, then it is emptied, and
+ * from then on every tick sampled is appended to it and it is emptied
+ * after each commit.  Before anything else writes to the store. */
+int writer_open_head(struct writer *w, char **ret_err);
 
 /* Called with every tick sampled (the timer's and run boundaries'), once
  * it is in the backlog: subscribe.c pushes it to subscribers. */

@@ -5,7 +5,8 @@
  * socket and reads runs from the database read-only, per scrape.
  * libmicrohttpd does the HTTP, in one internal thread, so one scrape is
  * worked on at a time; every connection is bounded (connection count,
- * request size, idle timeout), and libmicrohttpd's complaints about bad
+ * request size, idle timeout), at the connection limit the one waiting
+ * longest for a request makes room (conns.h), and complaints about bad
  * clients are logged once a minute at most, with a count.
  *
  * Under systemd the listening socket comes from scalemon-exporter.socket
@@ -27,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "collect.h"
+#include "conns.h"
 #include "log.h"
 #include "macro.h"
 #include "source.h"
@@ -53,6 +55,7 @@ struct exporter {
         unsigned max_conn;
         unsigned timeout_s;
 
+        struct conns *conns;            /* which wait for a request, which to shut (conns.h) */
         struct store *store;            /* opened on the first scrape that needs it */
         char *daemon_err;               /* the last failure said, to say it once */
         char *db_err;
@@ -79,7 +82,7 @@ static void note_state(char **last, const char *what, const char *err)
  * clients must not write 500 lines.  Each message (by its format) is
  * logged the first time, then at most once a minute with how many were
  * left out. */
-static void mhd_logger(void *cls, const char *fmt, va_list ap)
+static void log_limited_v(const char *fmt, va_list ap)
 {
         static struct {
                 const char *fmt;
@@ -116,6 +119,65 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
                 log_notice("http: %s (and %u more like it in the last minute)", msg, skipped);
         else
                 log_notice("http: %s (further ones logged once a minute)", msg);
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+        (void)cls;
+        log_limited_v(fmt, ap);
+}
+
+static void log_limited(const char *fmt, ...) _printf_(1, 2);
+static void log_limited(const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        log_limited_v(fmt, ap);
+        va_end(ap);
+}
+
+/* ---- connections (conns.h) ---- */
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+        struct exporter *x = cls;
+        const union MHD_ConnectionInfo *ci;
+        struct conn *n = NULL;
+        int r;
+
+        if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+                conns_closed(x->conns, *socket_context);
+                *socket_context = NULL;
+                return;
+        }
+        ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        r = ci ? conns_started(x->conns, ci->connect_fd, &n) : -EBADF;
+        if (r < 0) {
+                log_limited("cannot keep track of a connection (%s); it is never shut to make room", strerror(-r));
+                return;
+        }
+        *socket_context = n;
+        if (r > 0)
+                log_limited("the longest of %u connections waiting for a request was closed to make room for a new one",
+                            x->max_conn);
+}
+
+/* the socket context, or NULL: a connection libmicrohttpd did not tell of */
+static struct conn *conn_of(struct MHD_Connection *conn)
+{
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+        return ci ? ci->socket_context : NULL;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+        struct exporter *x = cls;
+
+        (void)req_cls, (void)toe;
+        conns_idle(x->conns, conn_of(conn));
 }
 
 /* ---- answers ---- */
@@ -214,6 +276,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
          * takes a body, and one sent anyway (a POST) is then not read at
          * all, libmicrohttpd closes the connection after the answer. */
         (void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+        conns_busy(x->conns, conn_of(conn));
         if (streq(url, "/metrics")) {
                 if (!get)
                         return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bad_method,
@@ -294,7 +357,8 @@ static void help(void)
                "      --per cpu|node       cpu counters per CPU (default), or summed per NUMA node\n"
                "      --runs-since DUR     runs that started within DUR (default 7d), and any still running\n"
                "      --max-runs N         at most the newest N of those (default %d)\n"
-               "      --max-connections N  connections at once (default %d); more are closed at once\n"
+               "      --max-connections N  connections at once (default %d); at the limit the one that has\n"
+               "                           waited longest for a request is closed\n"
                "      --timeout DUR        close a connection idle this long (default %ds)\n"
                "  -h, --help               this text\n"
                "      --version            the version\n\n"
@@ -434,6 +498,11 @@ int main(int argc, char **argv)
                 }
         }
 
+        r = conns_new(x.max_conn, &x.conns);
+        if (r < 0) {
+                log_error("cannot start: %s", strerror(-r));
+                return 1;
+        }
         /* the signals go to sigwait() below, not to libmicrohttpd's thread */
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -448,6 +517,8 @@ int main(int argc, char **argv)
                              MHD_OPTION_CONNECTION_LIMIT, x.max_conn,
                              MHD_OPTION_CONNECTION_TIMEOUT, x.timeout_s,
                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, &x,
+                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, &x,
                              MHD_OPTION_END);
         if (!d) {
                 log_error("cannot start the HTTP server (libmicrohttpd) on the listening socket");
@@ -464,6 +535,7 @@ int main(int argc, char **argv)
         while (r == EINTR);
         sd_notify(0, "STOPPING=1");
         MHD_stop_daemon(d);
+        x.conns = conns_free(x.conns);
         x.store = store_close(x.store);
         free(x.daemon_err);
         free(x.db_err);

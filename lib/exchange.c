@@ -330,57 +330,12 @@ static int validate_totals(json_t *totals, const char *run, char **ret_err)
         return 0;
 }
 
-static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
+/* A run's tags, locks, scores, context and marks. */
+static int validate_run_parts(json_t *r, const char *name, char **ret_err)
 {
-        static const char *const statuses[] = { "done", "failed", "interrupted" };
-        const char *name, *why, *key;
+        const char *why, *key;
         json_t *v, *h;
-        int64_t start, end;
-        bool host_ok = false, status_ok = false;
         size_t i;
-
-        if (!json_is_object(r))
-                return bad(ret_err, "runs[%zu] must be an object", idx);
-        v = json_object_get(r, "name");
-        if (!json_is_string(v))
-                return bad(ret_err, "runs[%zu] has no name", idx);
-        name = json_string_value(v);
-        if (!proto_valid_name(name, &why))
-                return bad(ret_err, "runs[%zu] name '%.64s': %s", idx, name, why);
-        v = json_object_get(r, "host");
-        json_array_foreach(hosts, i, h)
-                host_ok |= json_is_string(v) && streq(json_string_value(json_object_get(h, "machine_id")),
-                                                      json_string_value(v));
-        if (!host_ok)
-                return bad(ret_err, "run '%s': 'host' does not name one of the hosts", name);
-        v = json_object_get(r, "status");
-        for (i = 0; i < ELEMENTSOF(statuses); i++)
-                status_ok |= json_is_string(v) && streq(json_string_value(v), statuses[i]);
-        if (!status_ok)
-                return bad(ret_err, "run '%s': status must be done, failed or interrupted", name);
-        if (get_time(r, "start", &start) < 0 || get_time(r, "end", &end) < 0)
-                return bad(ret_err, "run '%s': start and end must be RFC 3339 times (or start_ns/end_ns)", name);
-        if (end < start)
-                return bad(ret_err, "run '%s': ends before it starts", name);
-        v = json_object_get(r, "length_ns");
-        if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0))
-                return bad(ret_err, "run '%s': length_ns must be a number of nanoseconds or null", name);
-        {
-                json_t *vs = json_object_get(r, "voluntary_switches"), *is = json_object_get(r, "involuntary_switches");
-                if (!!vs != !!is || (vs && (!json_is_integer(vs) || !json_is_integer(is) || json_integer_value(vs) < 0 ||
-                                            json_integer_value(is) < 0)))
-                        return bad(ret_err, "run '%s': voluntary_switches and involuntary_switches come together, as "
-                                   "whole numbers >= 0", name);
-        }
-        v = json_object_get(r, "exit_status");
-        if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255))
-                return bad(ret_err, "run '%s': exit_status must be 0..255 or null", name);
-        if (!is_opt_number(json_object_get(r, "wall_s")) || !is_opt_number(json_object_get(r, "user_s")) ||
-            !is_opt_number(json_object_get(r, "sys_s")))
-                return bad(ret_err, "run '%s': wall_s, user_s, sys_s must be numbers of seconds or null", name);
-        v = json_object_get(r, "command");
-        if (v && !json_is_null(v) && (!json_is_string(v) || !proto_valid_text(json_string_value(v), PROTO_MAX_COMMAND, &why)))
-                return bad(ret_err, "run '%s': command must be a string of at most %d characters", name, PROTO_MAX_COMMAND);
 
         v = json_object_get(r, "tags");
         if (v && !json_is_object(v))
@@ -429,6 +384,65 @@ static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
                     !proto_valid_text(json_string_value(text), PROTO_MAX_TEXT, &why))
                         return bad(ret_err, "run '%s': marks[%zu] needs a time and a text", name, i);
         }
+        return 0;
+}
+
+static int validate_run(json_t *r, size_t idx, json_t *hosts, char **ret_err)
+{
+        static const char *const statuses[] = { "done", "failed", "interrupted" };
+        const char *name, *why;
+        json_t *v, *h;
+        int64_t start, end;
+        bool host_ok = false, status_ok = false;
+        size_t i;
+        int e;
+
+        if (!json_is_object(r))
+                return bad(ret_err, "runs[%zu] must be an object", idx);
+        v = json_object_get(r, "name");
+        if (!json_is_string(v))
+                return bad(ret_err, "runs[%zu] has no name", idx);
+        name = json_string_value(v);
+        if (!proto_valid_name(name, &why))
+                return bad(ret_err, "runs[%zu] name '%.64s': %s", idx, name, why);
+        v = json_object_get(r, "host");
+        json_array_foreach(hosts, i, h)
+                host_ok |= json_is_string(v) && streq(json_string_value(json_object_get(h, "machine_id")),
+                                                      json_string_value(v));
+        if (!host_ok)
+                return bad(ret_err, "run '%s': 'host' does not name one of the hosts", name);
+        v = json_object_get(r, "status");
+        for (i = 0; i < ELEMENTSOF(statuses); i++)
+                status_ok |= json_is_string(v) && streq(json_string_value(v), statuses[i]);
+        if (!status_ok)
+                return bad(ret_err, "run '%s': status must be done, failed or interrupted", name);
+        if (get_time(r, "start", &start) < 0 || get_time(r, "end", &end) < 0)
+                return bad(ret_err, "run '%s': start and end must be RFC 3339 times (or start_ns/end_ns)", name);
+        if (end < start)
+                return bad(ret_err, "run '%s': ends before it starts", name);
+        v = json_object_get(r, "length_ns");
+        if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0))
+                return bad(ret_err, "run '%s': length_ns must be a number of nanoseconds or null", name);
+        {
+                json_t *vs = json_object_get(r, "voluntary_switches"), *is = json_object_get(r, "involuntary_switches");
+                if (!!vs != !!is || (vs && (!json_is_integer(vs) || !json_is_integer(is) || json_integer_value(vs) < 0 ||
+                                            json_integer_value(is) < 0)))
+                        return bad(ret_err, "run '%s': voluntary_switches and involuntary_switches come together, as "
+                                   "whole numbers >= 0", name);
+        }
+        v = json_object_get(r, "exit_status");
+        if (v && !json_is_null(v) && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255))
+                return bad(ret_err, "run '%s': exit_status must be 0..255 or null", name);
+        if (!is_opt_number(json_object_get(r, "wall_s")) || !is_opt_number(json_object_get(r, "user_s")) ||
+            !is_opt_number(json_object_get(r, "sys_s")))
+                return bad(ret_err, "run '%s': wall_s, user_s, sys_s must be numbers of seconds or null", name);
+        v = json_object_get(r, "command");
+        if (v && !json_is_null(v) && (!json_is_string(v) || !proto_valid_text(json_string_value(v), PROTO_MAX_COMMAND, &why)))
+                return bad(ret_err, "run '%s': command must be a string of at most %d characters", name, PROTO_MAX_COMMAND);
+
+        e = validate_run_parts(r, name, ret_err);
+        if (e < 0)
+                return e;
         v = json_object_get(r, "totals");
         if (v)
                 return validate_totals(v, name, ret_err);
@@ -690,7 +704,7 @@ static int name_taken(struct store *s, const char *name, int64_t host, int64_t s
         return r;
 }
 
-/* The name a run gets here (issue 18: hosts in one database): its own; or,
+/* The name a run gets here (hosts share one database): its own; or,
  * when another host's run has it, NAME:HOSTNAME.  Returns 1 to skip it (it
  * is here already), 0 with ri->name set (*buf may hold it), or -EEXIST
  * with *ret_err when this host used the name for another run. */

@@ -28,14 +28,18 @@ const struct metric_def metric_table[_M_MAX] = {
         [M_CPU_MIGRATIONS] = { "cpu_migrations", SCOPE_CPU, "migrations", SRC_PERF_SW,
                 "perf sw cpu-migrations", "tasks moved to this CPU from another",
                 .perf_config = PERF_COUNT_SW_CPU_MIGRATIONS },
+        /* The three fault events cost every fault on the machine (the
+         * kernel walks the enabled events of the type on each one): counted
+         * only with per_cpu_faults = yes (daemon/conf.c); pgfault and
+         * pgmajfault below count the machine's faults for free. */
         [M_PAGE_FAULTS] = { "page_faults", SCOPE_CPU, "faults", SRC_PERF_SW,
-                "perf sw page-faults", "page faults taken on this CPU",
+                "perf sw page-faults", "page faults taken on this CPU (per_cpu_faults = yes; else see pgfault)",
                 .perf_config = PERF_COUNT_SW_PAGE_FAULTS },
         [M_PAGE_FAULTS_MINOR] = { "page_faults_minor", SCOPE_CPU, "faults", SRC_PERF_SW,
-                "perf sw minor-faults", "page faults served without I/O",
+                "perf sw minor-faults", "page faults served without I/O (per_cpu_faults = yes)",
                 .perf_config = PERF_COUNT_SW_PAGE_FAULTS_MIN },
         [M_PAGE_FAULTS_MAJOR] = { "page_faults_major", SCOPE_CPU, "faults", SRC_PERF_SW,
-                "perf sw major-faults", "page faults that waited for I/O",
+                "perf sw major-faults", "page faults that waited for I/O (per_cpu_faults = yes; else see pgmajfault)",
                 .perf_config = PERF_COUNT_SW_PAGE_FAULTS_MAJ },
         [M_LOCK_CONTENTIONS] = { "lock_contentions", SCOPE_CPU, "contentions", SRC_TRACEPOINT,
                 "tracepoint lock:contention_begin", "kernel lock acquisitions that had to wait",
@@ -163,6 +167,10 @@ const struct metric_def metric_table[_M_MAX] = {
                 "tracepoint sched:sched_switch (prev_state runnable)",
                 "tasks switched out while runnable: preempted or yielding (nonvoluntary_ctxt_switches)",
                 .tracepoint = "sched:sched_switch", .filter = "prev_pid != 0 && (prev_state == 0 || prev_state >= 256)" },
+        [M_PGFAULT] = { "pgfault", SCOPE_SYSTEM, "faults", SRC_VMSTAT, "/proc/vmstat pgfault",
+                "page faults, minor and major, on the whole machine (the kernel's own count)", .key = "pgfault" },
+        [M_PGMAJFAULT] = { "pgmajfault", SCOPE_SYSTEM, "faults", SRC_VMSTAT, "/proc/vmstat pgmajfault",
+                "page faults that waited for I/O, on the whole machine", .key = "pgmajfault" },
 };
 
 const struct metric_def *metric_by_name(const char *name)

@@ -84,6 +84,8 @@ enum metric_id {
         M_LOCK_WAIT_LOST,
         M_VOLUNTARY_SWITCHES,           /* sched:sched_switch, filtered on prev_state (metric.c) */
         M_INVOLUNTARY_SWITCHES,
+        M_PGFAULT,                      /* /proc/vmstat: the machine's faults, no event on the fault path */
+        M_PGMAJFAULT,
         _M_MAX,
 };
 

@@ -290,31 +290,11 @@ static int get_time(json_t *o, const char *key, double *ret, char **ret_err)
         return 0;
 }
 
-static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req, char **ret_err)
+/* "name", and the run verbs' need of it */
+static int parse_name(json_t *o, enum proto_cmd cmd, unsigned allowed, struct proto_request *req, char **ret_err)
 {
-        unsigned allowed = cmd_fields[cmd];
-        const char *key, *why;
+        const char *why;
         json_t *v;
-        int r;
-
-        json_object_foreach(o, key, v) {
-                unsigned f = streq(key, "cmd") ? ~0u
-                           : streq(key, "name") ? F_NAME
-                           : streq(key, "tags") ? F_TAGS
-                           : streq(key, "scores") ? F_SCORES
-                           : streq(key, "text") ? F_TEXT
-                           : streq(key, "command") ? F_COMMAND
-                           : streq(key, "if_exists") ? F_IF_EXISTS
-                           : streq(key, "cgroup") ? F_CGROUP
-                           : (streq(key, "voluntary_switches") || streq(key, "involuntary_switches")) ? F_SWITCHES
-                           : streq(key, "exit_status") ? F_EXIT
-                           : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
-                           : streq(key, "metrics") ? F_METRICS
-                           : streq(key, "per") ? F_PER
-                           : 0;
-                if (f != ~0u && !(f & allowed))
-                        return fail(ret_err, "'%s' does not take '%s'", proto_cmd_name(cmd), key);
-        }
 
         if (allowed & F_NAME) {
                 v = json_object_get(o, "name");
@@ -329,6 +309,15 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                 } else if (cmd == CMD_RUN_START || cmd == CMD_RUN_DELETE)
                         return fail(ret_err, "'%s' needs a 'name'", proto_cmd_name(cmd));
         }
+        return 0;
+}
+
+/* "tags": an object of strings */
+static int parse_tags(json_t *o, enum proto_cmd cmd, unsigned allowed, struct proto_request *req, char **ret_err)
+{
+        const char *key, *why;
+        json_t *v;
+
         if ((allowed & F_TAGS) && (v = json_object_get(o, "tags"))) {
                 json_t *tv;
                 if (!json_is_object(v))
@@ -353,6 +342,15 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                                 return -ENOMEM;
                 }
         }
+        return 0;
+}
+
+/* "scores": an object of finite numbers */
+static int parse_scores(json_t *o, enum proto_cmd cmd, unsigned allowed, struct proto_request *req, char **ret_err)
+{
+        const char *key, *why;
+        json_t *v;
+
         if ((allowed & F_SCORES) && (v = json_object_get(o, "scores"))) {
                 json_t *sv;
                 if (!json_is_object(v))
@@ -375,6 +373,15 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                                 return -ENOMEM;
                 }
         }
+        return 0;
+}
+
+/* "text", "command", "if_exists", "cgroup" and "per" */
+static int parse_texts(json_t *o, enum proto_cmd cmd, unsigned allowed, struct proto_request *req, char **ret_err)
+{
+        json_t *v;
+        int r;
+
         if (allowed & F_TEXT) {
                 if (!json_object_get(o, "text"))
                         return fail(ret_err, "'run-mark' needs a 'text'");
@@ -404,6 +411,23 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                 if (r < 0)
                         return r;
         }
+        if ((allowed & F_PER) && (v = json_object_get(o, "per"))) {
+                const char *p = json_string_value(v);
+                if (!p || !(streq(p, "cpu") || streq(p, "node") || streq(p, "system")))
+                        return fail(ret_err, "'per' must be \"cpu\", \"node\" or \"system\"");
+                req->per = strdup(p);
+                if (!req->per)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* how a command ended: "voluntary_switches" and "involuntary_switches", "exit_status", "wall_s", "user_s" and "sys_s" */
+static int parse_run_end(json_t *o, enum proto_cmd cmd, unsigned allowed, struct proto_request *req, char **ret_err)
+{
+        json_t *v;
+        int r;
+
         if (allowed & F_SWITCHES) {
                 json_t *vs = json_object_get(o, "voluntary_switches"), *is = json_object_get(o, "involuntary_switches");
                 if (!!vs != !!is)
@@ -436,6 +460,15 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                         req->has_times = true;
                 }
         }
+        return 0;
+}
+
+/* "metrics": an array of metric names */
+static int parse_metrics(json_t *o, enum proto_cmd cmd, unsigned allowed, struct proto_request *req, char **ret_err)
+{
+        const char *why;
+        json_t *v;
+
         if (allowed & F_METRICS) {
                 json_t *mv;
                 size_t i;
@@ -454,15 +487,37 @@ static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req
                                 return -ENOMEM;
                 }
         }
-        if ((allowed & F_PER) && (v = json_object_get(o, "per"))) {
-                const char *p = json_string_value(v);
-                if (!p || !(streq(p, "cpu") || streq(p, "node") || streq(p, "system")))
-                        return fail(ret_err, "'per' must be \"cpu\", \"node\" or \"system\"");
-                req->per = strdup(p);
-                if (!req->per)
-                        return -ENOMEM;
-        }
         return 0;
+}
+
+static int parse_fields(json_t *o, enum proto_cmd cmd, struct proto_request *req, char **ret_err)
+{
+        unsigned allowed = cmd_fields[cmd];
+        const char *key;
+        json_t *v;
+
+        json_object_foreach(o, key, v) {
+                unsigned f = streq(key, "cmd") ? ~0u
+                           : streq(key, "name") ? F_NAME
+                           : streq(key, "tags") ? F_TAGS
+                           : streq(key, "scores") ? F_SCORES
+                           : streq(key, "text") ? F_TEXT
+                           : streq(key, "command") ? F_COMMAND
+                           : streq(key, "if_exists") ? F_IF_EXISTS
+                           : streq(key, "cgroup") ? F_CGROUP
+                           : (streq(key, "voluntary_switches") || streq(key, "involuntary_switches")) ? F_SWITCHES
+                           : streq(key, "exit_status") ? F_EXIT
+                           : (streq(key, "wall_s") || streq(key, "user_s") || streq(key, "sys_s")) ? F_TIMES
+                           : streq(key, "metrics") ? F_METRICS
+                           : streq(key, "per") ? F_PER
+                           : 0;
+                if (f != ~0u && !(f & allowed))
+                        return fail(ret_err, "'%s' does not take '%s'", proto_cmd_name(cmd), key);
+        }
+
+        return parse_name(o, cmd, allowed, req, ret_err) ?: parse_tags(o, cmd, allowed, req, ret_err)
+                ?: parse_scores(o, cmd, allowed, req, ret_err) ?: parse_texts(o, cmd, allowed, req, ret_err)
+                ?: parse_run_end(o, cmd, allowed, req, ret_err) ?: parse_metrics(o, cmd, allowed, req, ret_err);
 }
 
 int proto_parse_request(const char *line, size_t len, struct proto_request *req, char **ret_err)

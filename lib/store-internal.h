@@ -38,6 +38,8 @@ struct store {
         struct store_kv *ctx;            /* the last context set written ... */
         size_t nctx;
         int64_t ctx_id;                  /* ... and its id; 0: none (or rolled back) */
+        struct head_buf *capture;        /* store_capture(): rows to the head, not SQL */
+        char head_note[768];             /* store_head_attach(): why the head could not be read */
         char errmsg[512];
 };
 
@@ -59,6 +61,10 @@ struct store_lock;
 struct store_lock_lost;
 int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v, size_t n,
                        const struct store_lock_lost *lost);
+/* store-query.c: the first and last tick ids with t in [since, until)
+ * (lo > hi when none): the bounds that keep a join of tick and a series
+ * table cheap when both are the head's views (store-head.c). */
+int store_tick_id_range(struct store *s, int64_t since, int64_t until, int64_t *ret_lo, int64_t *ret_hi);
 /* Catalogue id of a metric.id, -1 if unknown. */
 int store_metric_by_rowid(struct store *s, int64_t rowid);
 /* Fill metric_rowid[] from the metric table. */

@@ -264,21 +264,46 @@ static int cpu_row_value(sqlite3_stmt *st, enum series_filter f, int arg, const 
         return 0;
 }
 
+int store_tick_id_range(struct store *s, int64_t since, int64_t until, int64_t *ret_lo, int64_t *ret_hi)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM tick "
+                                      "WHERE t >= ?1 AND t < ?2", -1, &st, NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "tick");
+        sqlite3_bind_int64(st, 1, since);
+        sqlite3_bind_int64(st, 2, until);
+        r = sqlite3_step(st) == SQLITE_ROW ? 0 : store_sqlite_error(s, "tick");
+        *ret_lo = sqlite3_column_int64(st, 0);
+        *ret_hi = sqlite3_column_int64(st, 1);
+        sqlite3_finalize(st);
+        return r;
+}
+
 /* The ticks between since and until, each with its cpu_sample row of
- * metric mid or NULLs (columns t, dur, total, vals). */
+ * metric mid or NULLs (columns t, dur, total, vals).  The series table's
+ * ticks are bounded by constants (store-head.c says why). */
 static int cpu_rows_prepare(struct store *s, int64_t mid, int64_t since, int64_t until, sqlite3_stmt **ret)
 {
         sqlite3_stmt *st;
+        int64_t lo, hi;
+        int r = store_tick_id_range(s, since, until, &lo, &hi);
 
+        if (r < 0)
+                return r;
         if (sqlite3_prepare_v2(s->db,
                                "SELECT t.t, t.dur, c.total, c.vals FROM tick t "
-                               "LEFT JOIN cpu_sample c ON c.tick = t.id AND c.metric = ?1 "
+                               "LEFT JOIN (SELECT tick, total, vals FROM cpu_sample "
+                               "WHERE metric = ?1 AND tick >= ?4 AND tick <= ?5) c ON c.tick = t.id "
                                "WHERE t.t >= ?2 AND t.t < ?3 ORDER BY t.id",
                                -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "series");
         sqlite3_bind_int64(st, 1, mid);
         sqlite3_bind_int64(st, 2, since);
         sqlite3_bind_int64(st, 3, until);
+        sqlite3_bind_int64(st, 4, lo);
+        sqlite3_bind_int64(st, 5, hi);
         *ret = st;
         return 0;
 }
@@ -357,7 +382,7 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
         sqlite3_stmt *st;
         char sql[768];
         double scale;
-        int64_t mid;
+        int64_t mid, lo, hi;
         int r;
 
         r = series_metric(s, metric, &def, &mid, &scale);
@@ -367,10 +392,14 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
                 return series_cpu(s, mid, scale, f, arg, since, until, step_ns, ret, ret_n);
 
         /* node and system metrics: one sample row per value (0001) */
-        locsql = f == SERIES_ALL ? "" : " AND s.loc = ?4";
+        r = store_tick_id_range(s, since, until, &lo, &hi);
+        if (r < 0)
+                return r;
+        locsql = f == SERIES_ALL ? "" : " AND loc = ?4";
         snprintf(sql, sizeof sql,
                  "SELECT t.t, t.dur, total(s.value), count(s.loc) - count(s.value) "
-                 "FROM tick t LEFT JOIN sample s ON s.metric = ?1 AND s.tick = t.id%s "
+                 "FROM tick t LEFT JOIN (SELECT tick, loc, value FROM sample "
+                 "WHERE metric = ?1 AND tick >= ?5 AND tick <= ?6%s) s ON s.tick = t.id "
                  "WHERE t.t >= ?2 AND t.t < ?3 GROUP BY t.id ORDER BY t.id",
                  locsql);
         if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -380,6 +409,8 @@ int store_series(struct store *s, const char *metric, enum series_filter f, int 
         sqlite3_bind_int64(st, 3, until);
         if (*locsql)
                 sqlite3_bind_int(st, 4, arg);
+        sqlite3_bind_int64(st, 5, lo);
+        sqlite3_bind_int64(st, 6, hi);
 
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
                 r = series_add(&pts, &n, &cap, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),

@@ -255,7 +255,7 @@ int store_cpu_sums(struct store *s, const char *metric, int ncpus, int64_t since
         const struct metric_def *def = metric_by_name(metric);
         sqlite3_stmt *st;
         double scale = 1;
-        int64_t mid;
+        int64_t mid, lo, hi;
         int r;
 
         if (!def || ncpus < 1)
@@ -273,14 +273,20 @@ int store_cpu_sums(struct store *s, const char *metric, int ncpus, int64_t since
         if (sqlite3_step(st) == SQLITE_ROW)
                 scale = sqlite3_column_double(st, 0);
         sqlite3_finalize(st);
+        r = store_tick_id_range(s, since, until, &lo, &hi);
+        if (r < 0)
+                return r;
         if (sqlite3_prepare_v2(s->db,
-                               "SELECT t.dur, c.vals FROM tick t LEFT JOIN cpu_sample c ON c.tick = t.id AND c.metric = ?1 "
+                               "SELECT t.dur, c.vals FROM tick t LEFT JOIN (SELECT tick, vals FROM cpu_sample "
+                               "WHERE metric = ?1 AND tick >= ?4 AND tick <= ?5) c ON c.tick = t.id "
                                "WHERE t.t >= ?2 AND t.t < ?3",
                                -1, &st, NULL) != SQLITE_OK)
                 return store_sqlite_error(s, "series");
         sqlite3_bind_int64(st, 1, mid);
         sqlite3_bind_int64(st, 2, since);
         sqlite3_bind_int64(st, 3, until);
+        sqlite3_bind_int64(st, 4, lo);
+        sqlite3_bind_int64(st, 5, hi);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
                 double dur = (double)sqlite3_column_int64(st, 0) / 1e9;
                 struct packed_iter it;

@@ -50,4 +50,10 @@ int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int6
                       int64_t bin_ns, const int *node_of, int ncpus, int nnodes, struct store_node_values *ret);
 void store_node_values_free(struct store_node_values *nv);
 
+/* Run run's own cgroup's metric m (run_own_sample) summed into bins of
+ * bin_ns from since, each tick in the bin its middle falls in, ret[0..nbins)
+ * (0 where none is stored) (store-own.c).  -EINVAL, -EIO. */
+int store_own_bins(struct store *s, int64_t run, enum metric_id m, int64_t since, int64_t bin_ns, size_t nbins,
+                   double *ret);
+
 #endif

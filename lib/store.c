@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "head.h"
 #include "macro.h"
 #include "packed-sql.h"
 #include "packed.h"
@@ -712,11 +714,22 @@ int store_rollback(struct store *s)
         return store_exec(s, "ROLLBACK");
 }
 
+void store_capture(struct store *s, struct head_buf *b)
+{
+        s->capture = b;
+}
+
 int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_tick)
 {
-        sqlite3_stmt *st = store_stmt(s, STMT_ADD_TICK, "INSERT INTO tick (t, dur) VALUES (?1, ?2)");
+        sqlite3_stmt *st;
         int r;
 
+        if (s->capture) {
+                head_put_tick(s->capture, s->capture->tick_id, t_ns, dur_ns);
+                *ret_tick = s->capture->tick_id;
+                return s->capture->err;
+        }
+        st = store_stmt(s, STMT_ADD_TICK, "INSERT INTO tick (t, dur) VALUES (?1, ?2)");
         if (!st)
                 return -EIO;
         sqlite3_bind_int64(st, 1, t_ns);
@@ -740,6 +753,10 @@ int store_add_sample(struct store *s, int64_t tick, enum metric_id m, int loc, i
                 return 0;
         if (!s->metric_rowid[m])
                 return -ENOENT;
+        if (s->capture) {
+                head_put_sample(s->capture, s->metric_rowid[m], loc, value, is_null);
+                return s->capture->err;
+        }
         st = store_stmt(s, STMT_ADD_SAMPLE, "INSERT INTO sample (metric, tick, loc, value) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
@@ -764,6 +781,10 @@ int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric
                 return 0;
         if (!s->metric_rowid[m])
                 return -ENOENT;
+        if (s->capture) {
+                head_put_own(s->capture, run, s->metric_rowid[m], value);
+                return s->capture->err;
+        }
         st = store_stmt(s, STMT_ADD_OWN, "INSERT OR REPLACE INTO run_own_sample (run, tick, metric, value) "
                                          "VALUES (?1, ?2, ?3, ?4)");
         if (!st)
@@ -813,6 +834,10 @@ int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const 
         r = packed_encode(vals, nulls, ncpus, s->packbuf, s->packcap, &len);
         if (r < 0)
                 return r;
+        if (s->capture) {
+                head_put_cpu(s->capture, s->metric_rowid[m], total, null, s->packbuf, len);
+                return s->capture->err;
+        }
         st = store_stmt(s, STMT_ADD_CPU, "INSERT INTO cpu_sample (tick, metric, total, vals) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
@@ -830,9 +855,14 @@ int store_add_cpu_values(struct store *s, int64_t tick, enum metric_id m, const 
 
 int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, double duty)
 {
-        sqlite3_stmt *st = store_stmt(s, STMT_ADD_MUX, "INSERT INTO mux (tick, cpu, grp, duty) VALUES (?1, ?2, ?3, ?4)");
+        sqlite3_stmt *st;
         int r;
 
+        if (s->capture) {
+                head_put_mux(s->capture, cpu, grp, duty);
+                return s->capture->err;
+        }
+        st = store_stmt(s, STMT_ADD_MUX, "INSERT INTO mux (tick, cpu, grp, duty) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
         sqlite3_bind_int64(st, 1, tick);
@@ -846,9 +876,14 @@ int store_add_mux(struct store *s, int64_t tick, int cpu, const char *grp, doubl
 
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail)
 {
-        sqlite3_stmt *st = store_stmt(s, STMT_ADD_EVENT, "INSERT INTO event (t, kind, cpu, detail) VALUES (?1, ?2, ?3, ?4)");
+        sqlite3_stmt *st;
         int r;
 
+        if (s->capture) {
+                head_put_event(s->capture, t_ns, kind, cpu, detail);
+                return s->capture->err;
+        }
+        st = store_stmt(s, STMT_ADD_EVENT, "INSERT INTO event (t, kind, cpu, detail) VALUES (?1, ?2, ?3, ?4)");
         if (!st)
                 return -EIO;
         sqlite3_bind_int64(st, 1, t_ns);
@@ -896,6 +931,22 @@ int64_t store_wal_size(struct store *s)
         if ((size_t)snprintf(path, sizeof path, "%s-wal", s->path) >= sizeof path || stat(path, &st) < 0)
                 return 0;
         return (int64_t)st.st_size;
+}
+
+int store_sync_wal(struct store *s)
+{
+        char path[PATH_MAX];
+        int fd, r = 0;
+
+        if ((size_t)snprintf(path, sizeof path, "%s-wal", s->path) >= sizeof path)
+                return -ENAMETOOLONG;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (fdatasync(fd) < 0)
+                r = -errno;
+        close(fd);
+        return r;
 }
 
 int store_wal_reset(struct store *s)

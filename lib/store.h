@@ -69,6 +69,29 @@ int store_metrics_sync(struct store *s, const bool *available, char *const *why,
 int store_begin(struct store *s);
 int store_commit(struct store *s);
 int store_rollback(struct store *s);
+/* --- the head file (lib/head.h, lib/store-head.c) --- */
+struct head_buf;
+/* While b is set (not NULL), store_add_tick, _sample, _cpu_values,
+ * _own_sample, _mux and _event encode their rows into b (the tick's id is
+ * b->tick_id) instead of inserting them: a tick's head record is exactly
+ * what its insert will be. */
+void store_capture(struct store *s, struct head_buf *b);
+/* The database's head_id (meta): the identity a head file carries.  The
+ * writer makes one on first use; -ENOENT for a reader if none. */
+int store_head_id(struct store *s, uint64_t *ret);
+/* The id the next tick inserted will get (AUTOINCREMENT). */
+int store_next_tick_id(struct store *s, int64_t *ret);
+/* Daemon: insert the head's ticks the database does not have yet, in one
+ * transaction; *ret_n: how many.  1 if a torn last record was dropped;
+ * -ESTALE: the head is another database's; -EBADMSG: not a head file of
+ * this version (store_errmsg says why). */
+int store_head_replay(struct store *s, const uint8_t *p, size_t n, int64_t *ret_n);
+/* Reader: the ticks in DATABASE-head not in the database yet, read
+ * through the same queries (temp views).  Never fails: what could not be
+ * read is said by store_head_note() (NULL if nothing to say). */
+int store_head_attach(struct store *s);
+const char *store_head_note(struct store *s);
+
 int store_add_tick(struct store *s, int64_t t_ns, int64_t dur_ns, int64_t *ret_tick);
 /* A node- or system-scope value (-EINVAL for a cpu-scope metric).  A zero
  * value is not stored (schema invariant 1); is_null: not counted. */
@@ -92,6 +115,9 @@ int64_t store_memory_used(void);
 int64_t store_wal_size(struct store *s);
 /* Copy the whole WAL into the database and truncate it, without waiting:
  * 1 if done, 0 if a reader still uses it (try later). */
+/* fdatasync() the write-ahead log: the commits so far survive a power
+ * loss (synchronous = NORMAL syncs it at checkpoints only). */
+int store_sync_wal(struct store *s);
 int store_wal_reset(struct store *s);
 /* Retention (store-retain.c, schema 0005).  Ticks from a run's start
  * tick to its end tick (to the newest, while it runs) are never merged

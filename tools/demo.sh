@@ -37,7 +37,7 @@ echo "== scalemonctl status"
 "$C" status
 echo "== scalemonctl runs"
 "$C" runs
-echo "== scalemonctl report --since storm-2 --metric context_switches,cpu_migrations,page_faults,lock_contentions,thp_fault_alloc,thp_split_pmd"
-"$C" report --since storm-2 --metric context_switches,cpu_migrations,page_faults,lock_contentions,thp_fault_alloc,thp_split_pmd
+echo "== scalemonctl report --since storm-2 --metric context_switches,cpu_migrations,pgfault,lock_contentions,thp_fault_alloc,thp_split_pmd"
+"$C" report --since storm-2 --metric context_switches,cpu_migrations,pgfault,lock_contentions,thp_fault_alloc,thp_split_pmd
 echo "== scalemonctl query lock_contentions --since storm-2 --until storm-4 --step 1s"
 "$C" query lock_contentions --since storm-2 --until storm-4 --step 1s

@@ -8,7 +8,7 @@ pkgs="build-essential autoconf automake pkg-config
       gnuplot-nox libxml2-utils socat systemd tmux
       clang libclang-rt-14-dev bpftool libbpf-dev
       prometheus curl stress-ng fio
-      dpkg-dev debhelper lintian debootstrap zsh"
+      dpkg-dev debhelper lintian debootstrap zsh bash-completion"
 missing=
 for p in $pkgs; do
         dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -69,6 +69,47 @@ static bool run_point(const struct analysis_run *r, const char *by, const char *
         return !series_by || (sv && streq(sv, value));
 }
 
+/* Run r's counters per unit of its throughput x into the point: each
+ * rate (a maximum has none), and the busy CPU time (every CPU time but
+ * idle and iowait), where every run of the point recorded it. */
+static void point_add_counters(struct curve_point *pt, const struct analysis_run *r, double x)
+{
+        double busy = r->cpu_total - r->cpu_time[3] - r->cpu_time[4];  /* idle, iowait */
+
+        for (int m = 0; m < _M_MAX; m++)
+                if (r->m[m].have && x != 0 && !metric_table[m].max) {
+                        pt->per_score[m] += r->m[m].per_s / x;
+                        pt->has_per_score[m] = true;
+                }
+        if (pt->nruns == 1)
+                pt->has_busy_per_score = true;
+        if (r->cpu_total > 0 && r->dur > 0 && x != 0)
+                pt->busy_per_score += busy / r->dur / x;
+        else
+                pt->has_busy_per_score = false;
+}
+
+/* The tags the point's runs differ in, the curve's own two aside. */
+static int point_pools(const struct analysis_run *runs, size_t n, const char *by, const char *series_by,
+                       const char *score, const struct curve_opts *co, const struct curve_series *cs,
+                       struct curve_point *pt)
+{
+        _cleanup_free_ size_t *idx = calloc(n + 1, sizeof *idx);
+        const char *keys[2] = { by, series_by };
+        size_t k = 0;
+
+        if (!idx)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct store_score *s;
+                double nv;
+                if (run_point(&runs[i], by, series_by, cs->value, score, &s, &nv) && nv == pt->n &&
+                    isfinite(throughput(co, nv, s->value)))
+                        idx[k++] = i;
+        }
+        return analysis_pools(runs, idx, k, keys, 2, &pt->pools);
+}
+
 /* The points of one series (runs whose series tag is value, or all). */
 static int series_fill(const struct analysis_run *runs, size_t n, const char *by, const char *series_by,
                        const char *score, const struct curve_opts *co, struct curve_series *cs)
@@ -105,19 +146,22 @@ static int series_fill(const struct analysis_run *runs, size_t n, const char *by
                 pts[k].x += x;
                 pts[k].xmin = fmin(pts[k].xmin, x);
                 pts[k].xmax = fmax(pts[k].xmax, x);
-                for (int m = 0; m < _M_MAX; m++)
-                        if (runs[i].m[m].have && x != 0) {
-                                pts[k].per_score[m] += runs[i].m[m].per_s / x;
-                                pts[k].has_per_score[m] = true;
-                        }
+                point_add_counters(&pts[k], &runs[i], x);
         }
         for (size_t k = 0; k < np; k++) {
                 pts[k].mean /= (double)pts[k].nruns;
                 pts[k].x /= (double)pts[k].nruns;
                 for (int m = 0; m < _M_MAX; m++)
                         pts[k].per_score[m] /= (double)pts[k].nruns;
+                pts[k].busy_per_score /= (double)pts[k].nruns;
         }
         qsort(pts, np, sizeof *pts, cmp_point);
+        for (size_t k = 0; k < np; k++)
+                if (point_pools(runs, n, by, series_by, score, co, cs, &pts[k]) < 0) {
+                        cs->pts = pts;
+                        cs->npts = np;
+                        return -ENOMEM;
+                }
         cs->has_speedup = np >= 2 && pts[0].x != 0;
         cs->base_n = np ? pts[0].n : 0;
         for (size_t k = 0; cs->has_speedup && k < np; k++) {
@@ -191,8 +235,11 @@ struct curve_result *curve_result_free(struct curve_result *cr)
 {
         if (!cr)
                 return NULL;
-        for (size_t j = 0; cr->series && j < cr->nseries; j++)
+        for (size_t j = 0; cr->series && j < cr->nseries; j++) {
+                for (size_t k = 0; k < cr->series[j].npts; k++)
+                        pools_free(&cr->series[j].pts[k].pools);
                 free(cr->series[j].pts);
+        }
         free(cr->series);
         free(cr);
         return NULL;

@@ -207,7 +207,7 @@ static int explain_vars(const struct analysis_run *runs, const size_t *idx, size
                                 goto oom;
                         var_fill(&v[nv++], runs, idx, n, m, kind);
                 }
-        /* interference (issue 15): where runs had their own cgroup, what
+        /* interference: where runs had their own cgroup, what
          * everything else on the machine did meanwhile: the busy CPU time
          * minus the run's own, and each count the cgroup counted too
          * minus its part (PSI is no sum over cgroups: left out) */
@@ -395,54 +395,13 @@ static int group_stats(const struct analysis_run *runs, struct group *g, const s
                         g->high_variance = true;
                 g->scores[g->nscores++] = (struct group_score){ .key = keys[k], .s = s };
         }
-        for (int m = 0; m < _M_MAX; m++) {
-                struct group_metric *gm = &g->metrics[m];
-                size_t k = 0, kc = 0;
-                for (size_t i = 0; i < g->n; i++) {
-                        const struct analysis_run *r = &runs[g->idx[i]];
-                        if (!r->m[m].have)
-                                continue;
-                        x[k++] = r->m[m].per_s;
-                        if (r->cpu_total > 0)
-                                w[kc++] = r->m[m].total / r->cpu_total;
-                }
-                if (k == 0)
-                        continue;
-                gm->have = true;
-                stats_summary(x, k, &gm->per_s);
-                gm->has_per_cpu_s = kc == k && stats_summary(w, kc, &gm->per_cpu_s) == 0;
-        }
+        analysis_group_metrics(runs, g, x, w);
         return 0;
 }
 
 static double run_time(const struct run_info *ri, enum run_time t)
 {
         return t == RUN_TIME_WALL ? ri->wall_s : t == RUN_TIME_USER ? ri->user_s : ri->sys_s;
-}
-
-double analysis_negligible_floor(int metric)
-{
-        return streq(metric_table[metric].unit, "s") ? ANALYSIS_NEGLIGIBLE_CPU_S : ANALYSIS_NEGLIGIBLE_PER_S;
-}
-
-/* Within a rank: the tested ones by |t|, a change that is large against
- * its noise first; the untested ones by |change|, "new" first. */
-static double change_sort(const struct metric_change *c)
-{
-        if (c->has_p)
-                return fabs(c->t);
-        return c->has_change ? fabs(c->change_pct) : 1e300;
-}
-
-static int cmp_change(const void *a, const void *b)
-{
-        const struct metric_change *x = a, *y = b;
-        double sx = change_sort(x), sy = change_sort(y);
-        if (x->rank != y->rank)
-                return x->rank < y->rank ? -1 : 1;
-        if (sx != sy)
-                return sx > sy ? -1 : 1;
-        return x->metric < y->metric ? -1 : x->metric > y->metric;
 }
 
 /* Does a run of idx[0..n) record key as lower-is-better? */
@@ -518,42 +477,9 @@ static int compare(const struct analysis_run *runs, struct group *g, const struc
                 tr->ratio = sy.mean > 0 ? sx.mean / sy.mean : 0;
         }
 
-        /* metrics: change of the mean rate, ranked by Welch's t-test of
-         * the per-run rates; tiny rates apart */
-        for (int m = 0; m < _M_MAX; m++) {
-                struct metric_change *c = &g->changes[g->nchanges];
-                double sx = 0, sy = 0, floor = analysis_negligible_floor(m), df;
-                size_t nx = 0, ny = 0;
-                for (size_t i = 0; i < g->n; i++)
-                        if (runs[g->idx[i]].m[m].have) {
-                                x[nx] = runs[g->idx[i]].m[m].per_s;
-                                sx += x[nx++];
-                        }
-                for (size_t i = 0; i < b->n; i++)
-                        if (runs[b->idx[i]].m[m].have) {
-                                y[ny] = runs[b->idx[i]].m[m].per_s;
-                                sy += y[ny++];
-                        }
-                if (!nx || !ny || (sx == 0 && sy == 0))
-                        continue;
-                g->nchanges++;
-                c->metric = m;
-                c->per_s = sx / (double)nx;
-                c->baseline_per_s = sy / (double)ny;
-                c->has_change = analysis_pct_change(c->baseline_per_s, c->per_s, &c->change_pct);
-                if (fabs(c->per_s) < floor && fabs(c->baseline_per_s) < floor)
-                        c->rank = CHANGE_NEGLIGIBLE;
-                else if (nx < 2 || ny < 2)
-                        c->rank = CHANGE_UNTESTED;
-                else {
-                        /* both sides constant: p 0 or 1, and t infinite or 0 */
-                        if (stats_welch(x, nx, y, ny, &c->p_value, &c->t, &df) < 0)
-                                c->t = c->p_value == 0 ? INFINITY : 0;
-                        c->has_p = true;
-                        c->rank = c->p_value < go->alpha ? CHANGE_SIGNIFICANT : CHANGE_NOT_SIGNIFICANT;
-                }
-        }
-        qsort(g->changes, g->nchanges, sizeof *g->changes, cmp_change);
+        /* metrics: rates by Welch's t-test, maxima as maxima (analysis-changes.c) */
+        if (analysis_metric_changes(runs, g, b, go) < 0)
+                return -ENOMEM;
         /* which lock got worse */
         return analysis_lock_changes(runs, g->idx, g->n, b->idx, b->n, &g->lock_changes, &g->nlock_changes);
 }
@@ -629,7 +555,9 @@ int analysis_groups(const struct analysis_run *runs, size_t n, const struct grou
         if (go->nby && (r = make_groups(runs, n, go, gr)) < 0)
                 goto fail;
         for (size_t k = 0; k < gr->ngroups; k++)
-                if ((r = group_stats(runs, &gr->groups[k], go)) < 0)
+                if ((r = group_stats(runs, &gr->groups[k], go)) < 0 ||
+                    (r = analysis_pools(runs, gr->groups[k].idx, gr->groups[k].n, (const char *const *)go->by, go->nby,
+                                        &gr->groups[k].pools)) < 0)
                         goto fail;
 
         /* baselines: the group with the baseline's values and the same
@@ -681,6 +609,7 @@ struct group_result *group_result_free(struct group_result *gr)
                 return NULL;
         for (size_t k = 0; k < gr->ngroups; k++) {
                 free(gr->groups[k].idx);
+                pools_free(&gr->groups[k].pools);
                 free(gr->groups[k].scores);
                 free(gr->groups[k].vs);
                 free(gr->groups[k].changes);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "analysis.h"
 #include "metric.h"
@@ -53,4 +54,21 @@ bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret
         ret->others_s = busy > ret->own_s ? busy - ret->own_s : 0;
         ret->excess_s = ret->own_s > busy ? ret->own_s - busy : 0;
         return true;
+}
+
+void analysis_own_cpu_words(const struct analysis_own_cpu *c, char *buf, size_t len)
+{
+        int o = snprintf(buf, len, "cpu time busy: %.2f CPU-s, the benchmark %.2f (user %.2f, system %.2f), ", c->busy_s,
+                         c->own_s, c->user_s, c->system_s);
+
+        if (o < 0 || (size_t)o >= len)
+                return;
+        /* Never the benchmark above the whole machine without saying why:
+         * the two clocks differ (analysis.h, excess_s). */
+        if (c->excess_s >= 0.005)
+                snprintf(buf + o, len - (size_t)o,
+                         "everything else not measurable (the benchmark's cgroup counts its run time exactly, %.2f "
+                         "CPU-s more than /proc/stat's busy time, which is sampled at the timer tick)", c->excess_s);
+        else
+                snprintf(buf + o, len - (size_t)o, "everything else %.2f CPU-s", c->others_s);
 }

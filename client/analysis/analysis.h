@@ -104,6 +104,11 @@ bool analysis_own_is_part(int m);
  * cpu_system, whose split is analysis_own_cpu's others_s). */
 bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
 bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
+/* The CPU time split in the words report and explain both use: "cpu time
+ * busy: B CPU-s, the benchmark O (user U, system S), everything else E
+ * CPU-s", or "... everything else not measurable (...)" where the
+ * cgroup's exact count exceeds /proc/stat's busy time. */
+void analysis_own_cpu_words(const struct analysis_own_cpu *c, char *buf, size_t len);
 
 /* Rates, spread across CPUs and CPU time of one run, from its totals. */
 void analysis_compute(struct analysis_run *r);
@@ -171,6 +176,31 @@ struct lock_change {
 int analysis_lock_changes(const struct analysis_run *runs, const size_t *gidx, size_t gn, const size_t *bidx,
                           size_t bn, struct lock_change **ret, size_t *ret_n);
 
+/* ---- pools: runs of one group that differ in other tags (analysis-pools.c) ---- */
+
+struct pool_value {
+        const char *value;      /* borrowed from a run */
+        size_t runs;            /* how many of the group's runs carry it */
+};
+struct pool_tag {
+        const char *key;        /* borrowed from a run */
+        struct pool_value *v;   /* first-seen order */
+        size_t nv;
+};
+/* The tags a group pools: each key, not one of the grouping keys (nor
+ * lower_is_better), whose value is not the same in all of the group's
+ * runs (a run without it differs from one with it), with the values
+ * carried and their runs; none when the runs agree. */
+struct pools {
+        struct pool_tag *tags;  /* first-seen order */
+        size_t ntags;
+};
+/* The pools of runs idx[0..n), grouped by keys[0..nkeys) (NULL entries
+ * ignored).  0 or -ENOMEM.  Free with pools_free. */
+int analysis_pools(const struct analysis_run *runs, const size_t *idx, size_t n, const char *const *keys, size_t nkeys,
+                   struct pools *ret);
+void pools_free(struct pools *p);
+
 /* ---- groups: --group-by, --baseline, --explain ---- */
 
 #define GROUP_MAX_TAGS   16
@@ -223,9 +253,9 @@ struct time_ratio {
 };
 
 /* A metric's mean rate below this on both sides is "negligible": listed
- * apart, never ranked.  Per unit: CPU time (unit "s") in CPU-seconds per
- * second, 1% of one CPU; every other unit (events, pages, faults, ...)
- * 10 per second. */
+ * apart, never ranked.  A time (unit s, us or ns: CPU time, PSI, run-queue
+ * and lock wait) below 1% of one CPU, 0.01 s per second (10 ms/s), in its
+ * own unit; every other unit (events, pages, faults, ...) 10 per second. */
 #define ANALYSIS_NEGLIGIBLE_CPU_S  0.01
 #define ANALYSIS_NEGLIGIBLE_PER_S  10.0
 double analysis_negligible_floor(int metric);
@@ -235,6 +265,7 @@ enum change_rank {
         CHANGE_SIGNIFICANT,     /* Welch's t-test on the per-run rates, p < alpha */
         CHANGE_NOT_SIGNIFICANT, /* tested, p >= alpha */
         CHANGE_UNTESTED,        /* fewer than 2 runs on a side */
+        CHANGE_MAXIMUM,         /* a maximum (lock_wait_max_ns): the largest against the largest, never tested */
         CHANGE_NEGLIGIBLE,      /* both mean rates below the floor */
 };
 
@@ -246,11 +277,14 @@ struct metric_change {
         enum change_rank rank;
         bool has_p;                     /* tested */
         double p_value, t;              /* Welch's t of the per-run rates; |t| orders a rank */
+        double max, baseline_max;       /* CHANGE_MAXIMUM: the largest of the runs' maxima; per_s 0 */
 };
 
 /* A metric's mean rate over a group's runs that have it. */
 struct group_metric {
         bool have;                      /* some run has it */
+        bool is_max;                    /* a maximum: only max is set, never summed nor averaged */
+        double max;                     /* the largest of the runs' maxima */
         struct summary per_s;
         bool has_per_cpu_s;             /* every such run recorded CPU time */
         struct summary per_cpu_s;       /* per CPU-second */
@@ -291,6 +325,7 @@ struct group {
         size_t *idx;                    /* its runs, indexes into the runs */
         size_t n;
         bool high_variance;
+        struct pools pools;             /* the other tags on which its runs differ */
         struct group_score *scores;     /* in first-seen order */
         size_t nscores;
         struct group_metric metrics[_M_MAX];
@@ -318,6 +353,13 @@ struct group_result {
         struct explain_result *all;     /* across all runs, per score */
         size_t nall;
 };
+
+/* analysis-changes.c: a group's metrics (x, w: room for g->n values),
+ * and their changes against its baseline b, ranked, into g->changes
+ * (room for _M_MAX). */
+void analysis_group_metrics(const struct analysis_run *runs, struct group *g, double *x, double *w);
+int analysis_metric_changes(const struct analysis_run *runs, struct group *g, const struct group *b,
+                            const struct group_opts *go);
 
 /* Group the runs by go->by, compare with the baselines, explain.  0 or
  * -ENOMEM.  Free with group_result_free. */
@@ -363,8 +405,11 @@ struct curve_point {
         double x, xmin, xmax;           /* throughput: the score, or work / time; mean, min, max */
         double speedup;                 /* x / x at the series' base N; if has_speedup */
         double efficiency;              /* speedup * base N / N */
-        double per_score[_M_MAX];       /* mean of metric rate / throughput of each run */
+        double per_score[_M_MAX];       /* mean of metric rate / throughput of each run (no maximum) */
         bool has_per_score[_M_MAX];
+        double busy_per_score;          /* busy CPU-seconds per second / throughput: CPU-s per unit */
+        bool has_busy_per_score;        /* every run recorded CPU time */
+        struct pools pools;             /* the tags, other than by and the series tag, its runs differ in */
 };
 
 struct curve_series {

@@ -32,6 +32,27 @@ double explain_select_kth(double *v, size_t n, size_t k);
 int explain_place_from(struct store *s, const double *d, int ncpu, int **cpus, size_t *ncpus, int **nodes,
                        size_t *nnodes);
 
+/* 2. what counter c's excess over the siblings' range (its edge: edge)
+ * cost the run, and whether it passes the floors (explain-causes.c). */
+void explain_cost(const struct analysis_run *run, struct explain_run_counter *c, double dur, double cpu_s,
+                  double edge);
+/* 5. the distinct causes, after the phases (explain-causes.c). */
+int explain_causes(struct ex *e, struct explain_run_result *res);
+/* When another process's CPU time rose: from the run's own per-tick CPU
+ * time against the machine's busy time, the longest stretch where the
+ * run's everything else is half a CPU above every sibling's at the same
+ * offset (tv[j]: run sibidx[j]'s tick values in nbins bins of iv ns;
+ * explain-causes.c). */
+struct store_tick_values;
+int explain_others_window(struct ex *e, struct explain_run_result *res, const struct store_tick_values *tv,
+                          const size_t *sibidx, size_t nruns, size_t nbins, int64_t iv);
+/* Their plain-words lines (explain-words.c). */
+void explain_causes_words(struct explain_run_result *res);
+
+/* 4. the whole run's place, from the top cpu counter's per-CPU totals
+ * (explain-place.c). */
+int explain_whole_run_place(struct ex *e, struct explain_run_result *res);
+
 /* 3. time: the phases, their counters and place (explain-time.c). */
 int explain_time(struct ex *e, struct explain_run_result *res);
 

@@ -249,17 +249,19 @@ static int phase_place(struct ex *e, struct explain_run_phase *p, int m, double 
         return explain_place_from(e->s, d, ncpu, &p->cpus, &p->ncpus, &p->nodes, &p->nnodes);
 }
 
-/* The top counters' series for plot explain, averaged into at most
+/* Counter m's series for plot explain, averaged into at most
  * EXPLAIN_SERIES_POINTS points, in units of the siblings' mean rate (of
  * the counter's e where that is 0). */
-static int keep_series(const struct ex *e, struct explain_run_result *res, const struct bins *B)
+static int keep_one(struct explain_run_result *res, const struct bins *B, int m)
 {
         size_t f = (B->nbins + EXPLAIN_SERIES_POINTS - 1) / EXPLAIN_SERIES_POINTS;
 
-        for (size_t ci = 0; ci < res->ncounters && res->nseries < e->keep && res->nseries < EXPLAIN_KEEP_MAX; ci++) {
-                int m = (int)res->counters[ci].metric;
-                if (res->counters[ci].part != EXPLAIN_MACHINE)
-                        continue;       /* everything else's: totals only, no series */
+        for (size_t i = 0; i < res->nseries; i++)
+                if ((int)res->series[i].metric == m)
+                        return 0;
+        if (B->slot[m] < 0)
+                return 0;       /* not searched: no series */
+        {
                 struct explain_run_series *sr = &res->series[res->nseries];
                 double mean = 0;
                 size_t nm = 0, np = (B->nbins + f - 1) / f;
@@ -274,10 +276,10 @@ static int keep_series(const struct ex *e, struct explain_run_result *res, const
                  * type only the run had) is drawn in units of its e, the
                  * floor its excess and phase ratios are taken against */
                 if (nm == 0)
-                        continue;
+                        return 0;
                 mean = mean > 0 ? mean / (double)nm : B->eps[m];
                 if (!(mean > 0))
-                        continue;
+                        return 0;
                 sr->metric = (enum metric_id)m;
                 sr->x = calloc(np, sizeof *sr->x);
                 sr->run = calloc(np, sizeof *sr->run);
@@ -316,6 +318,37 @@ static int keep_series(const struct ex *e, struct explain_run_result *res, const
                 }
         }
         return 0;
+}
+
+/* The series plot explain draws: the first cause's counters, each
+ * phase's lead, then the top counters, at most e->keep. */
+static int keep_series(const struct ex *e, struct explain_run_result *res, const struct bins *B)
+{
+        size_t keep = e->keep < EXPLAIN_KEEP_MAX ? e->keep : EXPLAIN_KEEP_MAX;
+        int r = 0;
+
+        /* the cause's head (the machine's counters are named as the
+         * catalogue names them), the phases' leads, the cause's members */
+        for (size_t q = 0; res->ncauses && q < res->causes[0].nmetrics && res->nseries < keep && r >= 0; q++) {
+                int m = metric_id_by_name(res->causes[0].metrics[q]);
+                if (m >= 0) {
+                        r = keep_one(res, B, m);
+                        if (res->nseries)
+                                break;
+                }
+        }
+        for (size_t p = 0; p < res->nphases && res->nseries < keep && r >= 0; p++)
+                if (res->phases[p].nm)
+                        r = keep_one(res, B, (int)res->phases[p].m[0].metric);
+        for (size_t q = 0; res->ncauses && q < res->causes[0].nmetrics && res->nseries < keep && r >= 0; q++) {
+                int m = metric_id_by_name(res->causes[0].metrics[q]);
+                if (m >= 0)
+                        r = keep_one(res, B, m);
+        }
+        for (size_t ci = 0; ci < res->ncounters && res->nseries < keep && r >= 0; ci++)
+                if (res->counters[ci].part == EXPLAIN_MACHINE)  /* everything else's: totals only, no series */
+                        r = keep_one(res, B, (int)res->counters[ci].metric);
+        return r;
 }
 
 /* The (cpu counter, node) pairs whose series are searched too: those
@@ -542,10 +575,6 @@ int explain_time(struct ex *e, struct explain_run_result *res)
                         goto out;
         }
 
-        r = keep_series(e, res, &B);
-        if (r < 0)
-                goto out;
-
         /* windows into phases: strongest first; every other window that
          * overlaps the phase (its bins so far, grown by each window that
          * joins) is the same phase, whichever way it departs (the storm's
@@ -622,6 +651,13 @@ int explain_time(struct ex *e, struct explain_run_result *res)
         }
         if (res->nphases > 1)
                 qsort(res->phases, res->nphases, sizeof *res->phases, cmp_phase);
+        /* the causes, which take the phases they show in (and another
+         * process's, its own window); then the series that show them */
+        r = explain_others_window(e, res, tv, sibidx, nruns, nbins, iv);
+        if (r >= 0)
+                r = explain_causes(e, res);
+        if (r >= 0)
+                r = keep_series(e, res, &B);
 out:
         for (size_t j = 0; j < nruns; j++)
                 store_tick_values_free(&tv[j]);

@@ -1,46 +1,40 @@
 /* explain.c - why one run differs from its siblings.
  *
+ * In short (doc/EXPLAIN.md has it whole): each counter's excess over the
+ * siblings' range is measured in its own spread (from the siblings
+ * alone) and costed, in seconds or events at a nominal price, as a share
+ * of the run's CPU-seconds; above the floors (1.25x, 3 spreads, 1%) it is
+ * a cause; families of counters are said once, largest first
+ * (explain-causes.c), in plain words (explain-words.c).
+ *
  * Siblings: the runs named with --against, or else the other finished
  * runs with exactly the run's tags (the group `report --group-by` would
  * put it in with every tag as a key).
  *
  * 1. Context: every context key whose value in the run is not the value
- *    of every sibling (THP, NUMA balancing, kernel, ...), said first.
+ *    of every sibling (THP, NUMA balancing, kernel, ...).
  *
  * 2. Counters: each counter's rate over the whole run (its stored totals,
  *    exact at the run's boundaries) against the siblings' range [min, max].
  *    Besides the machine's counters, where the runs had their own cgroup,
+ *    the run's own (cpu.stat for user and system time, its tasks' PSI) and
  *    everything else's (interference): the machine's count minus the
  *    cgroup's for counts that add up over tasks, and the busy CPU time
  *    minus the cgroup's cpu.stat (cand_rate()); totals only, so they are
- *    ranked here and not searched in time.
+ *    not searched in time.
  *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
- *    below it, 0 inside; e is 1% of the largest of these rates (so a
- *    counter that is 0 in the siblings counts as at most ~100x) and at
- *    least three of the counter's quanta (1 count, or 1/100 s for CPU
- *    times) over the run's length.  The
- *    excess is measured in the counter's own spread: the pooled
- *    within-group standard deviation of ln(rate) over the stable groups of
- *    the database (runs with identical tags, at least two, every score with
- *    CV <= 5% and min/max >= 0.75, as report flags HIGH VARIANCE; the run's
- *    own group and groups holding a sibling left out):
- *        s^2 = sum_g sum_i (ln x_gi - mean_g)^2 / sum_g (n_g - 1),
- *    needing at least 2 degrees of freedom.  Without that, the SD of
- *    ln(rate) across the siblings (at least two); without that, the floor.
- *    The spread is never below SPREAD_FLOOR (2%), the resolution below
- *    which run-to-run differences are not worth a rank, nor below the
- *    counting noise of the excess: with a and b the counts (in quanta)
- *    of the run and of the range's edge over the run's length, and E the
- *    e above in quanta, sqrt(a / (a + E)^2 + b / (b + E)^2), the Poisson
- *    standard error of ln((a + E) / (b + E)): so a counter that
- *    is noisy from run to run needs a larger excess to rank high, and one
- *    that is perfectly steady does not win by a hair.  score = excess /
- *    spread; counters are ranked by |score|.  With a score (--score, or
- *    the run's first), each counter also gets its rate per unit of score
- *    and a consistency check over the run and its siblings: do they fall
- *    in the same order by the counter as by the score (reversed if the
- *    counter is higher in the lower-scoring run)?  "k of n" counts the
- *    runs whose two ranks agree.  With 2-4 runs this is a hint, not a test.
+ *    below it, 0 inside; e is 1% of the larger rate (a counter at 0 in the
+ *    siblings counts as at most ~100x) and at least three of the
+ *    counter's quanta (1 count, or 1/100 s of CPU time) over the run.
+ *    The spread is the SD of ln(rate) across the siblings (no other group
+ *    of the database: the same runs give the same answer in any
+ *    database), never below SPREAD_FLOOR (2%) nor below the counting
+ *    noise of the excess (spread_of()).  score = excess / spread; the
+ *    table ranks by |score|.  With a score (--score, or the run's first),
+ *    each counter also gets its rate per unit of score and a consistency
+ *    check: do the run and its siblings fall in the same order by the
+ *    counter as by the score (or the reverse)?  "k of n" counts the runs
+ *    whose two ranks agree; with 2-4 runs a hint, not a test.
  *
  * 3. Time: per-tick rates of every counter, the runs aligned by time since
  *    their start in bins of the daemon's interval.  At each offset the
@@ -87,9 +81,6 @@
 #include "stats.h"
 
 #define SPREAD_FLOOR    0.02            /* ln units: 2% */
-#define PLACE_FRACTION  0.25
-#define STABLE_CV       0.05            /* report's HIGH VARIANCE limits */
-#define STABLE_MINMAX   0.75
 
 static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
 static int fail(char **ret_err, int r, const char *fmt, ...)
@@ -116,7 +107,6 @@ double explain_median(double *v, size_t n)
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The k-th smallest of v[0..n) (Hoare's selection; v is reordered). */
 double explain_select_kth(double *v, size_t n, size_t k)
 {
         size_t lo = 0, hi = n - 1;
@@ -160,7 +150,6 @@ static bool same_tags(const struct run_detail *a, const struct run_detail *b)
 }
 
 /* ---- loading ---- */
-
 
 static void ex_free(struct ex *e)
 {
@@ -353,6 +342,11 @@ static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s
                 if (!analysis_own_others(r, c.m, &v))
                         return false;
                 break;
+        case EXPLAIN_OWN:
+                if (!r->m[c.m].has_own)
+                        return false;
+                v = r->m[c.m].own_total;
+                break;
         case EXPLAIN_OTHERS_CPU:
                 if (!analysis_own_cpu(r, &oc))
                         return false;
@@ -366,103 +360,6 @@ static bool cand_rate(const struct analysis_run *r, struct cand c, double *per_s
         *total = v;
         *per_s = v / r->dur;
         return true;
-}
-
-/* Pooled within-group SD of ln(rate) of counter c over the stable groups;
- * groups[] holds each run's group number (-1: not in a stable group). */
-static bool pooled_spread(const struct ex *e, const int *group, int ngroups, struct cand cd, double *ret)
-{
-        double ss = 0;
-        size_t df = 0;
-
-        for (int g = 0; g < ngroups; g++) {
-                double sum = 0, mx = 0, mean;
-                size_t n = 0;
-                double x, tot;
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot))
-                                mx = fmax(mx, x);
-                if (!(mx > 0))
-                        continue;
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot)) {
-                                sum += log(x + 0.01 * mx);
-                                n++;
-                        }
-                if (n < 2)
-                        continue;
-                mean = sum / (double)n;
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g && cand_rate(&e->all[i], cd, &x, &tot)) {
-                                double d = log(x + 0.01 * mx) - mean;
-                                ss += d * d;
-                        }
-                df += n - 1;
-        }
-        if (df < 2)
-                return false;
-        *ret = sqrt(ss / (double)df);
-        return true;
-}
-
-/* Group the runs by identical tags; a group is stable when it has two or
- * more runs, scores, and every score within report's variance limits.
- * Left out: the run's group and any group with a sibling in it. */
-static int stable_groups(const struct ex *e, int *group, int *ret_n)
-{
-        int ng = 0;
-        int *lead = calloc(e->nall + 1, sizeof *lead);  /* run index that leads group g */
-        if (!lead)
-                return -ENOMEM;
-        for (size_t i = 0; i < e->nall; i++) {
-                int g;
-                group[i] = -1;
-                if (streq(e->all[i].info.status, "running") || e->all[i].d.ntags == 0)
-                        continue;
-                for (g = 0; g < ng && !same_tags(&e->all[lead[g]].d, &e->all[i].d); g++)
-                        ;
-                if (g == ng)
-                        lead[ng++] = (int)i;
-                group[i] = g;
-        }
-        for (int g = 0; g < ng; g++) {
-                bool ok = true;
-                size_t n = 0;
-                const struct analysis_run *l = &e->all[lead[g]];
-                for (size_t i = 0; i < e->nall; i++)
-                        if (group[i] == g) {
-                                n++;
-                                for (size_t k = 0; k <= e->nsib; k++)
-                                        ok &= ex_run(e, k) != &e->all[i];
-                        }
-                ok &= n >= 2 && l->d.nscores > 0;
-                for (size_t s = 0; ok && s < l->d.nscores; s++) {
-                        double *v = calloc(n, sizeof *v);
-                        struct summary sm;
-                        size_t k = 0;
-                        if (!v) {
-                                free(lead);
-                                return -ENOMEM;
-                        }
-                        for (size_t i = 0; i < e->nall; i++)
-                                if (group[i] == g && !isnan(score_of(&e->all[i], l->d.scores[s].key)))
-                                        v[k++] = score_of(&e->all[i], l->d.scores[s].key);
-                        if (k < 2 || stats_summary(v, k, &sm) < 0 || (sm.has_cv && sm.cv > STABLE_CV) ||
-                            (sm.max > 0 && sm.min / sm.max < STABLE_MINMAX))
-                                ok = false;
-                        free(v);
-                }
-                if (!ok)
-                        for (size_t i = 0; i < e->nall; i++)
-                                if (group[i] == g)
-                                        group[i] = -1 - g - 1;  /* not stable: < -1, keeps numbering */
-        }
-        for (size_t i = 0; i < e->nall; i++)
-                if (group[i] < 0)
-                        group[i] = -1;
-        free(lead);
-        *ret_n = ng;
-        return 0;
 }
 
 /* Ranks (1 = smallest; ties share the mean rank) of x[0..n). */
@@ -523,39 +420,110 @@ static int cmp_counter(const void *a, const void *b)
         return (int)x->metric - (int)y->metric;
 }
 
+static void name_counter(struct explain_run_counter *c)
+{
+        const char *n = metric_table[c->metric].name;
+
+        switch (c->part) {
+        case EXPLAIN_MACHINE:
+                snprintf(c->name, sizeof c->name, "%s", n);
+                snprintf(c->key, sizeof c->key, "%s", n);
+                break;
+        case EXPLAIN_OWN:
+                snprintf(c->name, sizeof c->name, "the benchmark's %s", n);
+                snprintf(c->key, sizeof c->key, "own:%s", n);
+                break;
+        case EXPLAIN_OTHERS:
+                snprintf(c->name, sizeof c->name, "everything else: %s", n);
+                snprintf(c->key, sizeof c->key, "everything_else:%s", n);
+                break;
+        default:
+                snprintf(c->name, sizeof c->name, "everything else: cpu time");
+                snprintf(c->key, sizeof c->key, "everything_else:cpu_time");
+        }
+}
+
+/* Counter c's spread in ln units: the SD of ln(rate + eps) over the
+ * siblings' rates sibl[0..ns), at least SPREAD_FLOOR and at least the
+ * counting noise (quantum q: 1 count, or 0.01 s of CPU time) of the run's
+ * count against the range's edge [lo, hi] over dur seconds. */
+static double spread_of(struct explain_run_counter *c, const double *sibl, size_t ns, double eps, double q, double dur,
+                        double lo, double hi)
+{
+        double sp = 0, T, a, b, E, se;
+
+        c->spread_from = "floor";
+        if (ns >= 2) {
+                double mean = 0, ss = 0;
+                for (size_t i = 0; i < ns; i++)
+                        mean += log(sibl[i] + eps) / (double)ns;
+                for (size_t i = 0; i < ns; i++)
+                        ss += (log(sibl[i] + eps) - mean) * (log(sibl[i] + eps) - mean);
+                sp = sqrt(ss / (double)(ns - 1));
+                c->spread_from = "siblings";
+        }
+        if (!(sp >= SPREAD_FLOOR)) {
+                sp = SPREAD_FLOOR;
+                c->spread_from = "floor";
+        }
+        /* counting noise: over the run's length the run counts a quanta
+         * and the edge of the range it is compared with b; as Poisson
+         * counts, ln((a + E) / (b + E)) has a standard error of
+         * sqrt(a / (a + E)^2 + b / (b + E)^2) (E: eps in quanta) */
+        T = fmax(dur, 1e-3) / q;
+        a = c->run_rate * T;
+        b = (c->run_rate >= hi ? hi : lo) * T;
+        E = eps * T;
+        se = sqrt(a / ((a + E) * (a + E)) + b / ((b + E) * (b + E)));
+        if (se > sp) {
+                sp = se;
+                c->spread_from = "counting noise";
+        }
+        return sp;
+}
+
 static int do_counters(struct ex *e, struct explain_run_result *res)
 {
-        _cleanup_free_ int *group = calloc(e->nall + 1, sizeof *group);
-        int ng = 0, r;
-        size_t nfrom[3] = { 0 };
+        size_t nfrom[2] = { 0 };
 
-        if (!group)
-                return -ENOMEM;
-        r = stable_groups(e, group, &ng);
-        if (r < 0)
-                return r;
+        res->cpu_s = ex_run(e, 0)->cpu_total;
         /* the machine's counters; then, where the run and a sibling had
          * their own cgroup, everything else's (interference: another
          * process's CPU time or context switches slow a run down as
          * surely as its own locks do) */
-        res->counters = calloc(2 * _M_MAX + 1, sizeof *res->counters);
+        res->counters = calloc(3 * _M_MAX + 1, sizeof *res->counters);
         if (!res->counters)
                 return -ENOMEM;
-        for (int ci = 0; ci < 2 * _M_MAX + 1; ci++) {
+        for (int ci = 0; ci < 3 * _M_MAX + 1; ci++) {
                 struct cand cd = ci < _M_MAX       ? (struct cand){ ci, EXPLAIN_MACHINE }
                                  : ci < 2 * _M_MAX ? (struct cand){ ci - _M_MAX, EXPLAIN_OTHERS }
+                                 : ci < 3 * _M_MAX ? (struct cand){ ci - 2 * _M_MAX, EXPLAIN_OWN }
                                                    : (struct cand){ M_CPU_USER, EXPLAIN_OTHERS_CPU };
-                int m = cd.m;
                 const struct analysis_run *run = ex_run(e, 0);
+                int m = cd.m;
                 struct explain_run_counter *c = &res->counters[res->ncounters];
-                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, top, eps, sp, run_ps, run_tot;
+                double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY, eps, sp, run_ps, run_tot;
                 double sibl[EXPLAIN_MAX_AGAINST];
                 size_t ns = 0, nps = 0;
-                bool nonzero, procstat = cd.part == EXPLAIN_OTHERS_CPU || metric_table[m].source == SRC_PROCSTAT;
+                bool nonzero, procstat;
+
+                /* the machine's user and system time, where the run had
+                 * its own cgroup, are the benchmark's (its cpu.stat, exact)
+                 * and everything else's (EXPLAIN_OTHERS_CPU) */
+                if (cd.part == EXPLAIN_MACHINE && (m == M_CPU_USER || m == M_CPU_SYSTEM) && run->m[m].has_own)
+                        cd.part = EXPLAIN_OWN;
+                else if (cd.part == EXPLAIN_OWN && (metric_table[m].source != SRC_PSI || !run->m[m].has_own))
+                        continue;       /* the run's own: its CPU time (above) and its tasks' stalls */
 
                 /* a maximum per tick (lock_wait_max_ns) is no count: not a
                  * rate, heavy-tailed; neither ranked nor searched in time */
+                procstat = cd.part == EXPLAIN_OTHERS_CPU || metric_table[m].source == SRC_PROCSTAT;
                 if (metric_table[m].max || !cand_rate(run, cd, &run_ps, &run_tot))
+                        continue;
+                /* everything else's context switches would count the idle
+                 * task's (context_switches counts every switch); the
+                 * voluntary and involuntary ones leave pid 0 out */
+                if (cd.part == EXPLAIN_OTHERS && m == M_CONTEXT_SWITCHES)
                         continue;
                 nonzero = run_ps != 0;
                 for (size_t k = 1; k <= e->nsib; k++) {
@@ -578,16 +546,7 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 memset(c, 0, sizeof *c);
                 c->metric = (enum metric_id)m;
                 c->part = cd.part;
-                if (cd.part == EXPLAIN_MACHINE) {
-                        snprintf(c->name, sizeof c->name, "%s", metric_table[m].name);
-                        snprintf(c->key, sizeof c->key, "%s", metric_table[m].name);
-                } else if (cd.part == EXPLAIN_OTHERS) {
-                        snprintf(c->name, sizeof c->name, "everything else: %s", metric_table[m].name);
-                        snprintf(c->key, sizeof c->key, "everything_else:%s", metric_table[m].name);
-                } else {
-                        snprintf(c->name, sizeof c->name, "everything else: cpu time");
-                        snprintf(c->key, sizeof c->key, "everything_else:cpu_time");
-                }
+                name_counter(c);
                 c->run_rate = run_ps;
                 c->sib_min = lo;
                 c->sib_max = hi;
@@ -597,160 +556,25 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                         c->sib_ps_min = plo;
                         c->sib_ps_max = phi;
                 }
-                top = fmax(c->run_rate, hi);
                 /* 1% of the largest, and at least three of the counter's
                  * quanta over the run, so that 0 against 2 counts is not
                  * a ratio of 100 */
-                eps = fmax(0.01 * top, 3 * (procstat ? 0.01 : 1) / fmax(run->dur, 1e-3));
+                eps = fmax(0.01 * fmax(c->run_rate, hi), 3 * (procstat ? 0.01 : 1) / fmax(run->dur, 1e-3));
                 c->excess = c->run_rate > hi   ? log((c->run_rate + eps) / (hi + eps))
                             : c->run_rate < lo ? log((c->run_rate + eps) / (lo + eps))
                                                : 0;
-                if (pooled_spread(e, group, ng, cd, &sp)) {
-                        c->spread_from = "stable groups";
-                        nfrom[0]++;
-                } else if (ns >= 2) {
-                        double mean = 0, ss = 0;
-                        for (size_t i = 0; i < ns; i++)
-                                mean += log(sibl[i] + eps) / (double)ns;
-                        for (size_t i = 0; i < ns; i++)
-                                ss += (log(sibl[i] + eps) - mean) * (log(sibl[i] + eps) - mean);
-                        sp = sqrt(ss / (double)(ns - 1));
-                        c->spread_from = "siblings";
-                        nfrom[1]++;
-                } else {
-                        sp = 0;
-                        c->spread_from = "floor";
-                        nfrom[2]++;
-                }
-                if (!(sp >= SPREAD_FLOOR)) {
-                        sp = SPREAD_FLOOR;
-                        if (!streq(c->spread_from, "stable groups"))
-                                c->spread_from = "floor";
-                }
-                /* counting noise: over the run's length the run counts
-                 * a quanta and the edge of the range it is compared with
-                 * b; as Poisson counts, ln((a + E) / (b + E)) has a
-                 * standard error of sqrt(a / (a + E)^2 + b / (b + E)^2)
-                 * (E: eps in quanta) */
-                {
-                        double q = procstat ? 0.01 : 1, T = fmax(run->dur, 1e-3) / q,
-                               a = c->run_rate * T, b = (c->run_rate >= hi ? hi : lo) * T, E = eps * T,
-                               se = sqrt(a / ((a + E) * (a + E)) + b / ((b + E) * (b + E)));
-                        if (se > sp) {
-                                sp = se;
-                                c->spread_from = "counting noise";
-                        }
-                }
+                sp = spread_of(c, sibl, ns, eps, procstat ? 0.01 : 1, run->dur, lo, hi);
+                nfrom[ns >= 2 ? 0 : 1]++;
                 c->spread = sp;
                 c->score = c->excess / sp;
                 consistency(e, c);
+                explain_cost(run, c, run->dur, res->cpu_s, c->excess > 0 ? hi : lo);
                 res->ncounters++;
         }
         qsort(res->counters, res->ncounters, sizeof *res->counters, cmp_counter);
-        res->spread_note = nfrom[0] ? "spreads from the stable groups of the database"
-                           : nfrom[1] ? "no stable groups with these counters: spreads from the siblings themselves"
-                                      : "no stable groups and too few siblings: spreads at the 2% floor";
+        res->spread_note = nfrom[0] ? "spreads from the siblings themselves"
+                                    : "one sibling: spreads at the 2% floor";
         return 0;
-}
-
-/* ---- 4. place ---- */
-
-/* The locations whose difference is at least PLACE_FRACTION of the
- * largest one (a storm on 64 CPUs names the 64; one hot CPU, that one),
- * ascending in *ret; none if no difference is positive. */
-static int carriers(const double *d, size_t n, int **ret, size_t *ret_n)
-{
-        int *out = calloc(n + 1, sizeof *out);
-        double max = 0;
-        size_t k = 0;
-
-        if (!out)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                max = fmax(max, d[i]);
-        for (size_t i = 0; max > 0 && i < n; i++)
-                if (d[i] >= PLACE_FRACTION * max)
-                        out[k++] = (int)i;
-        *ret = out;
-        *ret_n = k;
-        return 0;
-}
-
-/* CPU differences d[0..ncpu) (run minus siblings' median, sign set so
- * that positive is "more like the run's departure") into CPUs and nodes. */
-int explain_place_from(struct store *s, const double *d, int ncpu, int **cpus, size_t *ncpus, int **nodes,
-                      size_t *nnodes)
-{
-        _cleanup_free_ int *node = NULL;
-        _cleanup_free_ double *nd = NULL;
-        int nn = 0, maxnode = -1, r;
-
-        r = carriers(d, (size_t)ncpu, cpus, ncpus);
-        if (r < 0)
-                return r;
-        if (store_topology_get(s, &node, NULL, &nn) < 0)
-                nn = 0;
-        for (int c = 0; c < nn && c < ncpu; c++)
-                maxnode = node[c] > maxnode ? node[c] : maxnode;
-        nd = calloc((size_t)maxnode + 2, sizeof *nd);
-        if (!nd)
-                return -ENOMEM;
-        for (int c = 0; c < nn && c < ncpu; c++)
-                if (node[c] >= 0)
-                        nd[node[c]] += d[c];
-        if (maxnode < 0) {
-                *nodes = calloc(1, sizeof **nodes);
-                *nnodes = 0;
-                return *nodes ? 0 : -ENOMEM;
-        }
-        return carriers(nd, (size_t)maxnode + 1, nodes, nnodes);
-}
-
-static int whole_run_place(struct ex *e, struct explain_run_result *res)
-{
-        _cleanup_free_ double *d = NULL, *sibv = NULL;
-        int m = -1, ncpu = 0;
-        double sign;
-
-        res->place_metric = -1;
-        for (size_t i = 0; i < res->ncounters && m < 0; i++)
-                if (res->counters[i].part == EXPLAIN_MACHINE && metric_table[res->counters[i].metric].scope == SCOPE_CPU &&
-                    res->counters[i].excess != 0)
-                        m = (int)res->counters[i].metric;
-        if (m < 0)
-                return 0;
-        sign = 1;
-        for (size_t i = 0; i < res->ncounters; i++)
-                if ((int)res->counters[i].metric == m && res->counters[i].part == EXPLAIN_MACHINE)
-                        sign = res->counters[i].excess > 0 ? 1 : -1;
-        for (size_t k = 0; k <= e->nsib; k++)
-                for (size_t t = 0; t < e->full[k].ntotals; t++)
-                        if (e->full[k].totals[t].level == LEVEL_CPU && e->full[k].totals[t].loc >= ncpu &&
-                            streq(e->full[k].totals[t].metric, metric_table[m].name))
-                                ncpu = e->full[k].totals[t].loc + 1;
-        if (ncpu == 0)
-                return 0;
-        d = calloc((size_t)ncpu, sizeof *d);
-        sibv = calloc((size_t)ncpu * (e->nsib + 1), sizeof *sibv);
-        if (!d || !sibv)
-                return -ENOMEM;
-        /* per-second rates per CPU: run in d, siblings in sibv[c * nsib + j] */
-        for (size_t k = 0; k <= e->nsib; k++) {
-                double dur = ex_run(e, k)->dur;
-                for (size_t t = 0; t < e->full[k].ntotals; t++) {
-                        const struct store_total *tt = &e->full[k].totals[t];
-                        if (tt->level != LEVEL_CPU || tt->loc >= ncpu || !streq(tt->metric, metric_table[m].name))
-                                continue;
-                        if (k == 0)
-                                d[tt->loc] = dur > 0 ? tt->value / dur : 0;
-                        else
-                                sibv[(size_t)tt->loc * e->nsib + k - 1] = dur > 0 ? tt->value / dur : 0;
-                }
-        }
-        for (int c = 0; c < ncpu; c++)
-                d[c] = sign * (d[c] - explain_median(sibv + (size_t)c * e->nsib, e->nsib));
-        res->place_metric = m;
-        return explain_place_from(e->s, d, ncpu, &res->cpus, &res->ncpus, &res->nodes, &res->nnodes);
 }
 
 /* ---- the whole ---- */
@@ -773,6 +597,7 @@ void explain_run_free(struct explain_run_result *r)
         }
         free(r->ctx);
         free(r->counters);
+        free(r->causes);
         for (size_t i = 0; i < r->nphases; i++) {
                 free(r->phases[i].cpus);
                 free(r->phases[i].nodes);
@@ -824,9 +649,17 @@ int explain_run_compute(struct store *s, const char *run, const struct explain_r
         if (r >= 0)
                 r = do_counters(&e, &res);
         if (r >= 0)
-                r = whole_run_place(&e, &res);
+                r = explain_whole_run_place(&e, &res);
         if (r >= 0)
                 r = explain_time(&e, &res);
+        if (r >= 0 && !res.causes)
+                r = explain_causes(&e, &res);   /* no time analysis: no phases */
+        if (r >= 0) {
+                struct analysis_own_cpu oc;
+                if (analysis_own_cpu(ex_run(&e, 0), &oc))
+                        analysis_own_cpu_words(&oc, res.others_words, sizeof res.others_words);
+                explain_causes_words(&res);
+        }
         if (r >= 0)
                 r = explain_run_summary(&res, &res.summary);
         if (r < 0 && ret_err && !*ret_err)
@@ -840,7 +673,6 @@ out:
         *ret = res;
         return 0;
 }
-
 
 int explain_run_lowest(struct store *s, const struct analysis_run *runs, size_t nruns, const size_t *idx, size_t n,
                        const char *score_key, struct explain_run_result *ret, char **ret_err)

@@ -49,6 +49,52 @@ struct explain_run_ctx {
         char **sib;             /* per sibling (explain_result.siblings order); NULL: not recorded */
 };
 
+/* Families: counters that measure one thing, said as one cause. */
+enum explain_family {
+        FAM_OTHERS,             /* another process's CPU time (interference) */
+        FAM_CPU_TIME,
+        FAM_PAGE_FAULTS,
+        FAM_CONTEXT_SWITCHES,
+        FAM_MIGRATIONS,
+        FAM_LOCKS,
+        FAM_PRESSURE,
+        FAM_NUMA,
+        FAM_THP,
+        FAM_KVM,
+        FAM_PMU,
+        _FAM_MAX,
+};
+extern const char *const explain_family_name[_FAM_MAX];
+
+#define EXPLAIN_CAUSE_METRICS   8
+#define EXPLAIN_CAUSE_CALLERS   3
+
+/* A lock caller whose wait grew most against the siblings. */
+struct explain_cause_caller {
+        char caller[128], type[24];
+        double run_ms, sib_ms;          /* total wait over the run; the siblings' mean */
+};
+
+/* A distinct cause: a family whose head passes the floors, with its
+ * members that pass too. */
+struct explain_cause {
+        enum explain_family family;
+        const char *part;               /* "own", "others" or "machine" */
+        const char *metrics[EXPLAIN_CAUSE_METRICS];     /* counter keys, the head first */
+        size_t nmetrics;
+        double value;                   /* the head's excess: seconds (unit "s") or per second ("/s") */
+        const char *unit;
+        double share;                   /* the cost, as a share of the run's CPU-seconds */
+        double cost_s;
+        int phase;                      /* index in phases of the phase it shows in, or -1 */
+        struct explain_cause_caller callers[EXPLAIN_CAUSE_CALLERS];
+        size_t ncallers;
+        bool own_known;                 /* others: the benchmark's own CPU time and stall, from its cgroup */
+        double own_cpu_delta_s;         /* its own CPU-s minus the siblings' median */
+        double own_stall_s;             /* its tasks' CPU pressure (cpu.pressure some), s */
+        char text[512];                 /* the plain-words line */
+};
+
 /* What a counter counts: the machine's (every catalogue metric), or
  * "everything else" (interference), where the run and its siblings had
  * their own cgroup: the machine's count of a metric the cgroup counted
@@ -58,6 +104,8 @@ enum explain_part {
         EXPLAIN_MACHINE,
         EXPLAIN_OTHERS,         /* metric: total - own */
         EXPLAIN_OTHERS_CPU,     /* CPU-seconds neither idle nor iowait, minus the run's own (metric: M_CPU_USER) */
+        EXPLAIN_OWN,            /* the run's cgroup's: cpu_user, cpu_system (cpu.stat, in place of the
+                                 * machine's), the PSI counters (its tasks' stalls, beside the machine's) */
 };
 
 struct explain_run_counter {
@@ -76,6 +124,14 @@ struct explain_run_counter {
         int consistent;                 /* 1 yes, 0 no, -1 cannot tell (no score) */
         int direction;                  /* -1: more of it with a lower score; +1: with a higher one */
         size_t agree, nruns;            /* runs whose rank by the counter matches their rank by score */
+        enum explain_family family;
+        bool time_like;                 /* counts time (s, us, ns): its cost is itself */
+        double excess_rate;             /* run's rate minus the edge of the siblings' range, per second, in
+                                         * the counter's unit (0 inside the range) */
+        double cost_s;                  /* what the excess cost over the run, in seconds (events: at their
+                                         * nominal cost, doc/EXPLAIN.md) */
+        double share;                   /* cost_s over the run's CPU-seconds (wall time x CPUs) */
+        bool passes;                    /* above every floor: a cause, or a member of one */
 };
 
 struct explain_run_phase_metric {
@@ -105,6 +161,12 @@ struct explain_run_result {
         size_t nctx;
         struct explain_run_counter *counters;       /* largest |score| first */
         size_t ncounters;
+        double cpu_s;                   /* the run's CPU-seconds: wall time x CPUs (/proc/stat) */
+        struct explain_cause *causes;   /* distinct causes, largest first */
+        size_t ncauses;
+        char others_words[320];         /* everything else's CPU time, in report's words ("" if no cgroup) */
+        bool have_others_window;        /* when another process's CPU time rose (explain_others_window()) */
+        double others_from_s, others_to_s;
         const char *spread_note;        /* how the spreads were found */
         bool have_series;               /* per-tick series for the run and a sibling */
         char phases_why[160];           /* why there is no time analysis */

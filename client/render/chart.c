@@ -26,8 +26,14 @@ void chart_free(struct chart *p)
                 free(p->s[i].y);
                 free(p->s[i].ylo);
                 free(p->s[i].yhi);
+                for (size_t k = 0; p->s[i].pools && k < p->s[i].n; k++)
+                        json_decref(p->s[i].pools[k]);
+                free(p->s[i].pools);
         }
         free(p->s);
+        for (size_t i = 0; i < p->nnotes; i++)
+                free(p->notes[i]);
+        free(p->notes);
         for (size_t i = 0; i < p->nmarks; i++)
                 free(p->marks[i].text);
         free(p->marks);
@@ -86,6 +92,13 @@ int chart_add_point(struct chart_series *s, double x, double y, double ylo, doub
                 if (!(d = realloc(s->yhi, cap * sizeof *d)))
                         return -ENOMEM;
                 s->yhi = d;
+                if (s->pools) {
+                        json_t **pl = realloc(s->pools, cap * sizeof *pl);
+                        if (!pl)
+                                return -ENOMEM;
+                        memset(pl + s->cap, 0, (cap - s->cap) * sizeof *pl);
+                        s->pools = pl;
+                }
                 s->cap = cap;
         }
         s->x[s->n] = x;
@@ -94,6 +107,31 @@ int chart_add_point(struct chart_series *s, double x, double y, double ylo, doub
         s->yhi[s->n] = yhi;
         s->n++;
         return 0;
+}
+
+int chart_point_pools(struct chart_series *s, json_t *pools)
+{
+        if (s->n == 0 || json_object_size(pools) == 0) {
+                json_decref(pools);
+                return 0;
+        }
+        if (!s->pools && !(s->pools = calloc(s->cap, sizeof *s->pools))) {
+                json_decref(pools);
+                return -ENOMEM;
+        }
+        json_decref(s->pools[s->n - 1]);
+        s->pools[s->n - 1] = pools;
+        return 0;
+}
+
+int chart_add_note(struct chart *p, const char *text)
+{
+        char **n = realloc(p->notes, (p->nnotes + 1) * sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        p->notes = n;
+        n[p->nnotes] = strdup(text);
+        return n[p->nnotes++] ? 0 : -ENOMEM;
 }
 
 int chart_add_mark(struct chart *p, double x, const char *text)
@@ -147,6 +185,8 @@ json_t *chart_json(const struct chart *p)
                                 json_object_set_new(pt, "ymin", json_number(p->s[i].ylo[k]));
                                 json_object_set_new(pt, "ymax", json_number(p->s[i].yhi[k]));
                         }
+                        if (p->s[i].pools && p->s[i].pools[k])
+                                json_object_set(pt, "pools", p->s[i].pools[k]);
                         json_array_append_new(pts, pt);
                 }
                 json_array_append_new(series, json_pack("{s:s,s:o}", "name", p->s[i].name, "points", pts));
@@ -173,6 +213,12 @@ json_t *chart_json(const struct chart *p)
         }
         if (p->xtics)
                 json_object_set(o, "categories", p->xtics);
+        if (p->nnotes) {
+                json_t *notes = json_array();
+                for (size_t i = 0; i < p->nnotes; i++)
+                        json_array_append_new(notes, json_string(p->notes[i]));
+                json_object_set_new(o, "notes", notes);
+        }
         if (p->heat) {
                 json_t *xs = json_array(), *ys = json_array(), *z = json_array();
                 for (size_t x = 0; x < p->hx; x++)
@@ -276,6 +322,37 @@ static void terminal_size(int *cols, int *rows)
                 *rows = 150;
 }
 
+/* What is drawn over or behind the data: each run's window, the shaded
+ * phases, the marks. */
+static void write_overlays(FILE *f, const struct chart *p, bool dumb)
+{
+        /* each run's window: its start and end, and its name */
+        for (size_t i = 0; i < p->nwindows; i++) {
+                const struct chart_window *w = &p->windows[i];
+                if (!dumb)
+                        fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '%s' "
+                                   "fs solid 0.5 noborder\n", p->nshade + i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x0,
+                        w->x0);
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x1,
+                        w->x1);
+                fprintf(f, "set label ");
+                gp_str(f, w->text);
+                fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
+        }
+        for (size_t i = 0; i < p->nshade; i++)
+                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
+                        i + 1, p->shade[i][0], p->shade[i][1]);
+        for (size_t i = 0; i < p->nmarks; i++) {
+                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
+                        p->marks[i].x, p->marks[i].x);
+                fprintf(f, "set label ");
+                gp_str(f, p->marks[i].text);
+                fprintf(f, " at %.6g, graph 0.97 left rotate by -90 offset 0.5,0 front tc rgb '#333333' noenhanced\n",
+                        p->marks[i].x);
+        }
+}
+
 /* Terminal, output, title, labels, legend and axes. */
 static void write_frame(FILE *f, const struct chart *p, const char *output, bool png)
 {
@@ -290,7 +367,9 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
         else
                 fprintf(f, "set terminal svg size 1000,620 dynamic enhanced font 'Sans,13' background '#ffffff'\n");
         /* Every text is set noenhanced (metric names have underscores);
-         * the terminal stays enhanced so that svg names each series. */
+         * the terminal stays enhanced so that svg names each series, and
+         * numeric tics are enhanced, so that gnuplot's "%h" format sets
+         * 1.4x10^{8} as 1.4x10 with a raised 8, as it means to. */
         if (output) {
                 fprintf(f, "set output ");
                 gp_str(f, output);
@@ -324,7 +403,20 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 gp_str(f, p->ylabel);
                 fprintf(f, " noenhanced");
         }
-        fprintf(f, "\nset xtics noenhanced\nset ytics noenhanced");
+        if (dumb)
+                fprintf(f, "\nset xtics noenhanced\nset ytics noenhanced");
+        else
+                fprintf(f, "\nset xtics enhanced\nset ytics enhanced\nset cbtics enhanced\nset format '%%h'\n"
+                           "set format cb '%%h'");
+        for (size_t i = 0; !dumb && i < p->nnotes; i++) {
+                /* under the chart, the last note lowest */
+                if (i == 0)
+                        fprintf(f, "\nset bmargin %zu", 4 + p->nnotes);
+                fprintf(f, "\nset label ");
+                gp_str(f, p->notes[i]);
+                fprintf(f, " at screen 0.01, screen %.3f left front font ',10' tc rgb '#b22222' noenhanced",
+                        0.015 + 0.03 * (double)(p->nnotes - 1 - i));
+        }
         fprintf(f, "\nset key %s\n", dumb ? (p->heat ? "off" : "below") : p->heat ? "off" : p->key ? p->key : "outside right top");
         if (p->yzero)
                 fprintf(f, "set yrange [0:*]\n");
@@ -345,31 +437,7 @@ static void write_frame(FILE *f, const struct chart *p, const char *output, bool
                 }
                 fprintf(f, ") noenhanced\nset xrange [-0.5:%g]\n", (double)json_array_size(p->xtics) - 0.5);
         }
-        /* each run's window: its start and end, and its name */
-        for (size_t i = 0; i < p->nwindows; i++) {
-                const struct chart_window *w = &p->windows[i];
-                if (!dumb)
-                        fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '%s' "
-                                   "fs solid 0.5 noborder\n", p->nshade + i + 1, w->x0, w->x1, i % 2 ? "#e8eef7" : "#f3f3f3");
-                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x0,
-                        w->x0);
-                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back lc rgb '#888888' dt 2\n", w->x1,
-                        w->x1);
-                fprintf(f, "set label ");
-                gp_str(f, w->text);
-                fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
-        }
-        for (size_t i = 0; i < p->nshade; i++)
-                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
-                        i + 1, p->shade[i][0], p->shade[i][1]);
-        for (size_t i = 0; i < p->nmarks; i++) {
-                fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
-                        p->marks[i].x, p->marks[i].x);
-                fprintf(f, "set label ");
-                gp_str(f, p->marks[i].text);
-                fprintf(f, " at %.6g, graph 0.97 left rotate by -90 offset 0.5,0 front tc rgb '#333333' noenhanced\n",
-                        p->marks[i].x);
-        }
+        write_overlays(f, p, dumb);
 }
 
 /* The heat map: colours in files, one character per cell in the terminal. */
@@ -537,6 +605,8 @@ int chart_render(const struct chart *p, const char *output)
                                 if (buf[i] != '\f')
                                         putchar(buf[i]);
                 close(ofd[0]);
+                for (size_t i = 0; i < p->nnotes; i++)
+                        printf("%s\n", p->notes[i]);
                 fflush(stdout);
         }
         if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -551,5 +621,7 @@ int chart_render(const struct chart *p, const char *output)
                 unlink(tmp);
                 return ctl_fail(EXIT_FAILED, "cannot write %s: %s", output, strerror(e));
         }
+        for (size_t i = 0; output && i < p->nnotes; i++)
+                fprintf(stderr, "%s\n", p->notes[i]);
         return EXIT_OK;
 }

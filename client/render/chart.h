@@ -20,6 +20,7 @@ struct chart_series {
         char *name;
         enum chart_style style;
         double *x, *y, *ylo, *yhi;
+        json_t **pools;         /* per point: what its group pools ({"TAG": {"VALUE": RUNS}}), or NULL */
         size_t n, cap;
 };
 
@@ -63,6 +64,8 @@ struct chart {
         size_t hx, hy;
         double *hz, hx0, hdx;
         char zlabel[128];
+        char **notes;           /* lines under the chart (a group that pools runs) */
+        size_t nnotes;
 };
 /* Frees what the chart holds (not the struct itself). */
 void chart_free(struct chart *p);
@@ -73,12 +76,18 @@ int chart_add_mark(struct chart *p, double x, const char *text);
 int chart_add_func(struct chart *p, const char *name, const char *expr, bool dashed, bool grey);
 int chart_add_window(struct chart *p, double x0, double x1, const char *text);
 int chart_add_shade(struct chart *p, double from, double to);
+/* The last point added to s pools runs: pools (taken over; an empty
+ * object is dropped). */
+int chart_point_pools(struct chart_series *s, json_t *pools);
+int chart_add_note(struct chart *p, const char *text);
 
 /* {"kind", "title", "xlabel", "ylabel", "series", "markers", "windows",
- * "functions", "categories", "heatmap", "shaded": [{"from", "to"}]} */
+ * "functions", "categories", "heatmap", "shaded": [{"from", "to"}],
+ * "notes": [TEXT]}; a point of a group that pools runs has "pools". */
 json_t *chart_json(const struct chart *p);
 /* Draw it with gnuplot: in the terminal without output, else into the
- * .svg or .png file output (whole, or not at all).  An exit code, after
+ * .svg or .png file output (whole, or not at all).  The notes go under
+ * the chart, and with output to stderr too.  An exit code, after
  * printing why on failure. */
 int chart_render(const struct chart *p, const char *output);
 

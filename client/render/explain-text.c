@@ -15,7 +15,8 @@
 #include "proto.h"
 #include "verbs.h"
 
-#define SUMMARY_TOP     3               /* counters named in the summary */
+
+static json_t *causes_json(const struct explain_run_result *r);
 
 /* ---- summary ---- */
 
@@ -70,14 +71,27 @@ static void place_text(char *buf, size_t len, size_t *o, const int *cpus, size_t
 
 int explain_run_summary(const struct explain_run_result *res, char **ret)
 {
-        size_t len = 8192, o = 0, shown = 0;
+        size_t len = 8192, o = 0;
         char *b = malloc(len), t1[32], t2[32];
 
         if (!b)
                 return -ENOMEM;
         b[0] = 0;
+        /* the first line: the causes, largest first */
+        if (res->ncauses == 0)
+                strbuf_appendf(b, len, &o, "No clear cause: no counter departs from the siblings' range by more than "
+                                            "the floors (1%% of the run's CPU-seconds, 1.25x their highest, 3 spreads).");
+        for (size_t i = 0; i < res->ncauses; i++) {
+                const char *t = res->causes[i].text;
+                /* "Then: a page-fault storm", but "CPU" stays */
+                bool lower = i && t[0] >= 'A' && t[0] <= 'Z' && ((t[1] >= 'a' && t[1] <= 'z') || t[1] == ' ');
+                strbuf_appendf(b, len, &o, "%s%c%s%s", i == 1 ? " Then: " : i ? "; " : "",
+                               lower ? t[0] - 'A' + 'a' : t[0], t[0] ? t + 1 : "", i + 1 == res->ncauses || i == 0 ? "." : "");
+        }
+        if (res->others_words[0])
+                strbuf_appendf(b, len, &o, " The run's %s.", res->others_words);
         if (res->nctx) {
-                strbuf_appendf(b, len, &o, "Context differs from its siblings:");
+                strbuf_appendf(b, len, &o, " Context differs from its siblings:");
                 for (size_t i = 0; i < res->nctx; i++) {
                         const struct explain_run_ctx *x = &res->ctx[i];
                         strbuf_appendf(b, len, &o, "%s %s is %s%s%s here,", i ? ";" : "", x->key, x->run ? "'" : "",
@@ -93,40 +107,30 @@ int explain_run_summary(const struct explain_run_result *res, char **ret)
                         }
                         strbuf_appendf(b, len, &o, " in the siblings");
                 }
-                strbuf_appendf(b, len, &o, ". ");
+                strbuf_appendf(b, len, &o, ".");
         }
-        strbuf_appendf(b, len, &o, "Against its %zu sibling%s (", res->nsib, res->nsib == 1 ? "" : "s");
+        strbuf_appendf(b, len, &o, " Against its %zu sibling%s (", res->nsib, res->nsib == 1 ? "" : "s");
         for (size_t k = 0; k < res->nsib && k < 4; k++)
                 strbuf_appendf(b, len, &o, "%s%s", k ? ", " : "", res->siblings[k]);
-        strbuf_appendf(b, len, &o, "%s)", res->nsib > 4 ? ", ..." : "");
-        for (size_t i = 0; i < res->ncounters && shown < SUMMARY_TOP; i++) {
+        strbuf_appendf(b, len, &o, "%s).", res->nsib > 4 ? ", ..." : "");
+        for (size_t i = 0; i < res->ncounters && res->ncauses; i++) {
                 const struct explain_run_counter *c = &res->counters[i];
-                if (c->excess == 0 || fabs(c->score) < 1)
-                        break;
-                fmt_ratio(exp(fabs(c->excess)), t1, sizeof t1);
-                strbuf_appendf(b, len, &o, "%s %s is %s %s their range (%.1f spreads)",
-                               shown == 0 ? "," : shown + 1 == SUMMARY_TOP || i + 1 == res->ncounters ? ", and" : ",",
-                               c->name, t1, c->excess > 0 ? "above" : "below", fabs(c->score));
-                shown++;
+                if (!streq(c->key, res->causes[0].metrics[0]) || c->consistent < 0)
+                        continue;
+                strbuf_appendf(b, len, &o,
+                               " The lowest-scoring run has the %s %s, the highest-scoring the %s: %s across "
+                               "%zu of %zu runs (a hint from %zu runs, not a test).",
+                               c->direction < 0 ? "most" : "least", c->name, c->direction < 0 ? "least" : "most",
+                               c->consistent ? "consistent" : "consistent only", c->agree, c->nruns, c->nruns);
         }
-        if (shown == 0)
-                strbuf_appendf(b, len, &o, ", no counter lies clearly outside their range.");
-        else {
-                const struct explain_run_counter *c = &res->counters[0];
+        bool place_of_cause = false;
+        for (size_t q = 0; res->ncauses && res->place_metric >= 0 && q < res->causes[0].nmetrics; q++)
+                place_of_cause |= streq(res->causes[0].metrics[q], metric_table[res->place_metric].name);
+        if (place_of_cause && res->ncpus) {
+                strbuf_appendf(b, len, &o, " Over the whole run the difference in %s is",
+                               metric_table[res->place_metric].name);
+                place_text(b, len, &o, res->cpus, res->ncpus, res->nodes, res->nnodes);
                 strbuf_appendf(b, len, &o, ".");
-                if (c->consistent >= 0)
-                        strbuf_appendf(b, len, &o,
-                                       " The lowest-scoring run has the %s %s, the highest-scoring the %s: %s across "
-                                       "%zu of %zu runs (a hint from %zu runs, not a test).",
-                                       c->direction < 0 ? "most" : "least", c->name,
-                                       c->direction < 0 ? "least" : "most",
-                                       c->consistent ? "consistent" : "consistent only", c->agree, c->nruns, c->nruns);
-                if (res->ncpus && res->place_metric >= 0) {
-                        strbuf_appendf(b, len, &o, " Over the whole run the difference in %s is",
-                                       metric_table[res->place_metric].name);
-                        place_text(b, len, &o, res->cpus, res->ncpus, res->nodes, res->nnodes);
-                        strbuf_appendf(b, len, &o, ".");
-                }
         }
         if (!res->have_series)
                 strbuf_appendf(b, len, &o, " No time analysis: %s.", res->phases_why);
@@ -156,28 +160,17 @@ int explain_run_summary(const struct explain_run_result *res, char **ret)
 
 void explain_run_brief(const struct explain_run_result *r, char *line1, size_t len1, char *line2, size_t len2)
 {
-        size_t o = 0, shown = 0;
+        size_t o = 0;
         char t[32];
 
         line1[0] = line2[0] = 0;
         strbuf_appendf(line1, len1, &o, "%s against the other %zu:", r->run, r->nsib);
         for (size_t i = 0; i < r->nctx && i < 2; i++)
                 strbuf_appendf(line1, len1, &o, " %s %s here;", r->ctx[i].key, r->ctx[i].run ? r->ctx[i].run : "(none)");
-        for (size_t i = 0; i < r->ncounters && shown < 2; i++) {
-                const struct explain_run_counter *c = &r->counters[i];
-                if (c->excess == 0 || fabs(c->score) < 1)
-                        break;
-                fmt_ratio(exp(fabs(c->excess)), t, sizeof t);
-                strbuf_appendf(line1, len1, &o, "%s %s %s %s (%.1f spreads", shown ? "," : "", c->name, t,
-                               c->excess > 0 ? "above" : "below", fabs(c->score));
-                if (c->consistent >= 0)
-                        strbuf_appendf(line1, len1, &o, "; order %s %zu of %zu, a hint", c->consistent ? "consistent" : "holds in",
-                                       c->agree, c->nruns);
-                strbuf_appendf(line1, len1, &o, ")");
-                shown++;
-        }
-        if (shown == 0)
-                strbuf_appendf(line1, len1, &o, " no counter clearly outside their range");
+        if (r->ncauses == 0)
+                strbuf_appendf(line1, len1, &o, " no clear cause");
+        for (size_t i = 0; i < r->ncauses && i < 2; i++)
+                strbuf_appendf(line1, len1, &o, "%s %s", i ? ";" : "", r->causes[i].text);
         if (r->nphases) {
                 const struct explain_run_phase *best = &r->phases[0];
                 char c[256], n[64], t2[32];
@@ -246,7 +239,7 @@ json_t *explain_run_json(const struct explain_run_result *r)
                         json_object_set_new(o, "direction", json_string(c->direction < 0 ? "more with a lower score"
                                                                                          : "more with a higher score"));
                 }
-                json_object_set_new(o, "part", json_string(c->part == EXPLAIN_MACHINE ? "machine" : "everything_else"));
+                json_object_set_new(o, "part", json_string(c->part == EXPLAIN_MACHINE ? "machine" : c->part == EXPLAIN_OWN ? "own" : "everything_else"));
                 json_object_set_new(o, "excess_ratio", json_real(exp(c->excess)));
                 json_object_set_new(o, "spread", json_real(c->spread));
                 json_object_set_new(o, "spread_from", json_string(c->spread_from));
@@ -258,6 +251,11 @@ json_t *explain_run_json(const struct explain_run_result *r)
                         json_object_set_new(o, "run_per_score", json_null());
                         json_object_set_new(o, "why", json_string("no score to divide by"));
                 }
+                json_object_set_new(o, "family", json_string(explain_family_name[c->family]));
+                json_object_set_new(o, "excess_per_s", json_real(c->excess_rate));
+                json_object_set_new(o, "cost_s", json_real(c->cost_s));
+                json_object_set_new(o, "share", json_real(c->share));
+                json_object_set_new(o, "passes", json_boolean(c->passes));
                 json_array_append_new(cs, o);
         }
         for (size_t i = 0; i < r->nphases; i++) {
@@ -281,6 +279,8 @@ json_t *explain_run_json(const struct explain_run_result *r)
         json_object_set_new(doc, "score", r->score_key ? json_string(r->score_key) : json_null());
         json_object_set_new(doc, "context_differs", ctx);
         json_object_set_new(doc, "counters", cs);
+        json_object_set_new(doc, "causes", causes_json(r));
+        json_object_set_new(doc, "cpu_seconds", json_real(r->cpu_s));
         json_object_set_new(doc, "spread_note", json_string(r->spread_note ? r->spread_note : ""));
         json_object_set_new(doc, "phases", ph);
         if (!r->have_series)
@@ -294,6 +294,38 @@ json_t *explain_run_json(const struct explain_run_result *r)
                                                     ints_json(r->nodes, r->nnodes)));
         json_object_set_new(doc, "summary", json_string(r->summary ? r->summary : ""));
         return doc;
+}
+
+static json_t *causes_json(const struct explain_run_result *r)
+{
+        json_t *a = json_array();
+
+        for (size_t i = 0; i < r->ncauses; i++) {
+                const struct explain_cause *k = &r->causes[i];
+                json_t *ms = json_array(), *cl = json_array(), *o;
+                for (size_t q = 0; q < k->nmetrics; q++)
+                        json_array_append_new(ms, json_string(k->metrics[q]));
+                o = json_pack("{s:s,s:o,s:s,s:f,s:s,s:f,s:s}", "family", explain_family_name[k->family], "metrics", ms,
+                              "part", k->part, "value", k->value, "unit", k->unit, "share", k->share, "text", k->text);
+                if (k->phase >= 0)
+                        json_object_set_new(o, "phase", json_pack("{s:f,s:f}", "start_offset_s", r->phases[k->phase].start_s,
+                                                                  "duration_s", r->phases[k->phase].dur_s));
+                else
+                        json_object_set_new(o, "phase", json_null());
+                for (size_t q = 0; q < k->ncallers; q++)
+                        json_array_append_new(cl, json_pack("{s:s,s:s,s:f,s:f}", "caller", k->callers[q].caller, "type",
+                                                            k->callers[q].type, "wait_ms", k->callers[q].run_ms,
+                                                            "siblings_wait_ms", k->callers[q].sib_ms));
+                if (k->family == FAM_OTHERS && r->have_others_window)
+                        json_object_set_new(o, "window", json_pack("{s:f,s:f}", "start_offset_s", r->others_from_s,
+                                                                   "duration_s", r->others_to_s - r->others_from_s));
+                if (k->family == FAM_LOCKS)
+                        json_object_set_new(o, "callers", cl);
+                else
+                        json_decref(cl);
+                json_array_append_new(a, o);
+        }
+        return a;
 }
 
 json_t *explain_run_brief_json(const struct explain_run_result *r)
@@ -314,6 +346,7 @@ json_t *explain_run_brief_json(const struct explain_run_result *r)
         json_object_set(o, "siblings", json_object_get(full, "siblings"));
         json_object_set(o, "context_differs", json_object_get(full, "context_differs"));
         json_object_set_new(o, "counters", cs);
+        json_object_set(o, "causes", json_object_get(full, "causes"));
         json_object_set(o, "phases", json_object_get(full, "phases"));
         json_object_set(o, "summary", json_object_get(full, "summary"));
         json_object_set_new(o, "lines", lines);

@@ -11,6 +11,7 @@
 #include "locks.h"
 #include "macro.h"
 #include "output.h"
+#include "units.h"
 
 /* ---- JSON ---- */
 
@@ -48,6 +49,40 @@ json_t *groups_explain_json(const struct explain_result *e, size_t n)
         return a;
 }
 
+json_t *groups_pools_json(const struct pools *p)
+{
+        json_t *o = json_object();
+
+        for (size_t t = 0; t < p->ntags; t++) {
+                json_t *vals = json_object();
+                for (size_t k = 0; k < p->tags[t].nv; k++)
+                        json_object_set_new(vals, p->tags[t].v[k].value, json_integer((json_int_t)p->tags[t].v[k].runs));
+                json_object_set_new(o, p->tags[t].key, vals);
+        }
+        return o;
+}
+
+void groups_pools_line(const char *label, const struct pools *p, const char *option, char *buf, size_t len)
+{
+        size_t o = 0, nv = 0, i = 0;
+
+        buf[0] = 0;
+        if (p->ntags == 0)
+                return;
+        for (size_t t = 0; t < p->ntags; t++)
+                nv += p->tags[t].nv;
+        strbuf_appendf(buf, len, &o, "%s pools", label);
+        for (size_t t = 0; t < p->ntags; t++)
+                for (size_t k = 0; k < p->tags[t].nv; k++, i++)
+                        strbuf_appendf(buf, len, &o, "%s %s=%s (%zu run%s)", i == 0 ? "" : i + 1 == nv ? " and" : ",",
+                                       p->tags[t].key, p->tags[t].v[k].value, p->tags[t].v[k].runs,
+                                       p->tags[t].v[k].runs == 1 ? "" : "s");
+        if (option)
+                strbuf_appendf(buf, len, &o, ": add --tag or %s %s", option, p->tags[0].key);
+        else
+                strbuf_appendf(buf, len, &o, ": add --tag %s=%s", p->tags[0].key, p->tags[0].v[0].value);
+}
+
 static json_t *metrics_json(const struct group *g)
 {
         json_t *o = json_object();
@@ -57,6 +92,12 @@ static json_t *metrics_json(const struct group *g)
                 json_t *jm;
                 if (!gm->have)
                         continue;
+                if (gm->is_max) {       /* a maximum: the largest, no rate */
+                        json_object_set_new(o, metric_table[m].name,
+                                            json_pack("{s:o,s:n,s:n,s:s}", "max", json_number(gm->max), "per_s",
+                                                      "per_cpu_s", "why", "a maximum, not a count: no rate"));
+                        continue;
+                }
                 jm = json_pack("{s:o}", "per_s", summary_json(&gm->per_s));
                 json_object_set_new(jm, "per_cpu_s", gm->has_per_cpu_s ? summary_json(&gm->per_cpu_s)
                                                                        : json_pack("{s:s}", "why", "CPU time not recorded"));
@@ -92,16 +133,25 @@ static void vs_baseline_json(json_t *o, const struct group_result *gr, const str
                                                       tr->has_ratio ? json_real(tr->ratio) : json_null()));
         }
         for (size_t i = 0; i < g->nchanges; i++) {
-                static const char *const rank[] = { "significant", "not significant", "untested", "negligible" };
+                static const char *const rank[] = { "significant", "not significant", "untested", "maximum",
+                                                    "negligible" };
                 const struct metric_change *c = &g->changes[i];
-                json_t *jc = json_pack("{s:s,s:f,s:f,s:o,s:o,s:s}", "metric", metric_table[c->metric].name, "per_s",
-                                       c->per_s, "baseline_per_s", c->baseline_per_s, "change_pct",
+                bool mx = c->rank == CHANGE_MAXIMUM;
+                json_t *jc = json_pack("{s:s,s:o,s:o,s:o,s:o,s:s}", "metric", metric_table[c->metric].name, "per_s",
+                                       mx ? json_null() : json_real(c->per_s), "baseline_per_s",
+                                       mx ? json_null() : json_real(c->baseline_per_s), "change_pct",
                                        c->has_change ? json_real(c->change_pct) : json_null(), "p_value",
                                        c->has_p ? json_real(c->p_value) : json_null(), "rank", rank[c->rank]);
+                if (mx) {
+                        json_object_set_new(jc, "max", json_number(c->max));
+                        json_object_set_new(jc, "baseline_max", json_number(c->baseline_max));
+                }
                 if (!c->has_p)
                         json_object_set_new(jc, "why", json_string(c->rank == CHANGE_NEGLIGIBLE
                                                                            ? "both rates below the negligible floor"
-                                                                           : "fewer than 2 runs on a side"));
+                                                                   : mx ? "a maximum: the largest against the largest, "
+                                                                          "never tested"
+                                                                        : "fewer than 2 runs on a side"));
                 json_array_append_new(metrics, jc);
         }
         json_object_set_new(o, "baseline_tags", bt);
@@ -132,6 +182,8 @@ static json_t *group_json(const struct group_result *gr, const struct group *g, 
                         json_array_append_new(names, json_string(runs[g->idx[i]].info.name));
                 json_object_set_new(o, "runs", names);
         }
+        if (g->pools.ntags && !csv)
+                json_object_set_new(o, "pools", groups_pools_json(&g->pools));
         json_object_set_new(o, "high_variance", json_boolean(g->high_variance));
         json_object_set_new(o, "scores", scores);
         if (!csv)
@@ -232,8 +284,9 @@ static void print_group_rows(struct libscols_table *tb, const struct group_resul
                 table_row(tb, label, n, "(no scores)", "", "", "", "", "", "", "", "", "", "");
 }
 
-/* The metrics' changes as ranked (analysis-groups.c): significant ones
- * by |t|, then the rest, at most 8; the negligible ones on one line. */
+/* The metrics' changes as ranked (analysis-changes.c): significant ones
+ * by |t|, then the rest, at most 8; each maximum; the negligible ones on
+ * one line. */
 static void print_changes(const struct group *g)
 {
         size_t shown = 0, nneg = 0;
@@ -245,25 +298,33 @@ static void print_changes(const struct group *g)
                         nneg++;
                         continue;
                 }
-                if (shown++ == 8)
+                /* at most 8 rates; a maximum is a line of its own kind */
+                if (c->rank != CHANGE_MAXIMUM && shown++ >= 8)
                         continue;
-                format_number(c->per_s, a, sizeof a);
-                format_number(c->baseline_per_s, b, sizeof b);
                 if (c->has_change)
                         format_pct(c->change_pct, pct, sizeof pct);
                 else
                         snprintf(pct, sizeof pct, "new");
+                if (c->rank == CHANGE_MAXIMUM) {        /* in its unit, never per second */
+                        units_total(c->metric, c->max, a, sizeof a);
+                        units_total(c->metric, c->baseline_max, b, sizeof b);
+                        printf("  %-26s %10s  (max %s vs %s)  a maximum: not tested\n", metric_table[c->metric].name,
+                               pct, a, b);
+                        continue;
+                }
+                units_rate(c->metric, c->per_s, false, a, sizeof a);
+                units_rate(c->metric, c->baseline_per_s, false, b, sizeof b);
                 if (c->has_p)
                         snprintf(p, sizeof p, "p%s%.2g%s", c->p_value < 0.001 ? "<" : "=",
                                  c->p_value < 0.001 ? 0.001 : c->p_value,
                                  c->rank == CHANGE_SIGNIFICANT ? "" : " (not significant)");
                 else
                         snprintf(p, sizeof p, "untested: under 2 runs a side");
-                printf("  %-26s %10s  (%s/s vs %s/s)  %s\n", metric_table[c->metric].name, pct, a, b, p);
+                printf("  %-26s %10s  (%s vs %s)  %s\n", metric_table[c->metric].name, pct, a, b, p);
         }
         if (nneg) {
-                printf("  negligible (below %g/s, or %g CPU-s/s for CPU time, on both sides):",
-                       ANALYSIS_NEGLIGIBLE_PER_S, ANALYSIS_NEGLIGIBLE_CPU_S);
+                printf("  negligible (below %g/s, or %g ms/s for times, on both sides):", ANALYSIS_NEGLIGIBLE_PER_S,
+                       ANALYSIS_NEGLIGIBLE_CPU_S * 1e3);
                 for (size_t j = 0, k = 0; j < g->nchanges; j++)
                         if (g->changes[j].rank == CHANGE_NEGLIGIBLE)
                                 printf("%s %s", k++ ? "," : "", metric_table[g->changes[j].metric].name);
@@ -319,6 +380,13 @@ void groups_print(const struct group_result *gr)
                        go->nlower_better ? " except those given to --lower-is-better or recorded lower-is-better"
                                          : " except those recorded lower-is-better with the runs");
                 table_print(tb);
+                for (size_t k = 0; k < gr->ngroups; k++) {
+                        char label[512], line[1024];
+                        groups_label(gr, &gr->groups[k], label, sizeof label);
+                        groups_pools_line(label, &gr->groups[k].pools, "--group-by", line, sizeof line);
+                        if (line[0])
+                                printf("%s\n", line);
+                }
                 for (size_t k = 0; k < gr->ngroups; k++)
                         print_group_detail(gr, &gr->groups[k]);
         }

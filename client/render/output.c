@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "output.h"
 #include "proto.h"
 #include "timeutil.h"

@@ -1,11 +1,23 @@
 /* output.h - how scalemonctl prints: JSON documents, CSV from an array of
- * objects, aligned tables (libsmartcols) and numbers (output.c). */
+ * objects, aligned tables (libsmartcols), numbers, and its one-line
+ * errors with the exit codes (output.c). */
 #ifndef SCALEMON_CLIENT_OUTPUT_H
 #define SCALEMON_CLIENT_OUTPUT_H
 
 #include <jansson.h>
 #include <libsmartcols.h>
 #include <stdint.h>
+
+#include "macro.h"
+
+/* Exit codes: the contract in doc/DESIGN.md. */
+#define EXIT_OK      0
+#define EXIT_FAILED  1      /* the request failed: unknown run, no daemon, nothing in range */
+#define EXIT_USAGE   2      /* bad usage */
+
+/* Print "scalemonctl: ..." to stderr (one line: control characters in
+ * what it quotes shown as \xNN) and return code. */
+int ctl_fail(int code, const char *fmt, ...) _printf_(2, 3);
 
 enum output_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV };
 

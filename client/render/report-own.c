@@ -37,6 +37,7 @@ static const struct {
         { M_INVOLUNTARY_SWITCHES, "involuntary switches" },
         { M_CPU_MIGRATIONS, "CPU migrations" },
         { M_PAGE_FAULTS, "page faults" },
+        { M_PGFAULT, "page faults" },           /* memory.stat, where the memory controller is on cgroup v2 */
         { M_LOCK_CONTENTIONS, "lock contentions" },
         { M_PSI_CPU_SOME, "CPU pressure" },
         { M_PSI_MEMORY_SOME, "memory pressure" },
@@ -47,6 +48,7 @@ static const struct {
 void report_own_print(const struct analysis_run *r)
 {
         struct analysis_own_cpu cpu;
+        char words[320];
 
         for (size_t i = 0; i < sizeof own_lines / sizeof own_lines[0]; i++) {
                 const struct mstat *s = &r->m[own_lines[i].metric];
@@ -70,14 +72,6 @@ void report_own_print(const struct analysis_run *r)
         }
         if (!analysis_own_cpu(r, &cpu))
                 return;
-        /* Never the benchmark above the whole machine without saying why:
-         * the two clocks differ (analysis.h, excess_s). */
-        if (cpu.excess_s >= 0.005)
-                printf("  cpu time busy: %.2f CPU-s, the benchmark %.2f (user %.2f, system %.2f), everything else not "
-                       "measurable (the benchmark's cgroup counts its run time exactly, %.2f CPU-s more than "
-                       "/proc/stat's busy time, which is sampled at the timer tick)\n",
-                       cpu.busy_s, cpu.own_s, cpu.user_s, cpu.system_s, cpu.excess_s);
-        else
-                printf("  cpu time busy: %.2f CPU-s, the benchmark %.2f (user %.2f, system %.2f), everything else %.2f\n",
-                       cpu.busy_s, cpu.own_s, cpu.user_s, cpu.system_s, cpu.others_s);
+        analysis_own_cpu_words(&cpu, words, sizeof words);
+        printf("  %s\n", words);
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "groups.h"
+#include "units.h"
 #include "macro.h"
 #include "verb-curve.h"
 #include "output.h"
@@ -19,12 +21,12 @@
 
 /* "per_score" is each metric's rate per unit of throughput (the score,
  * or work per second for a time). */
-static json_t *point_json(const struct curve_series *cs, const struct curve_point *pt, const bool *shown)
+static json_t *point_json(const struct curve_series *cs, const struct curve_point *pt, const struct curve_show *show)
 {
         json_t *ps = json_object(), *o;
 
         for (int m = 0; m < _M_MAX; m++)
-                if (pt->has_per_score[m] && shown[m])
+                if (pt->has_per_score[m] && show->m[m])
                         json_object_set_new(ps, metric_table[m].name, json_real(pt->per_score[m]));
         o = json_pack("{s:o,s:I,s:f,s:o,s:o,s:f,s:o,s:o,s:o}", "n", json_number(pt->n), "runs", (json_int_t)pt->nruns,
                       "mean", pt->mean, "min", json_number(pt->min), "max", json_number(pt->max), "throughput", pt->x,
@@ -32,6 +34,9 @@ static json_t *point_json(const struct curve_series *cs, const struct curve_poin
                       cs->has_speedup ? json_real(pt->efficiency) : json_null(), "per_score", ps);
         if (!cs->has_speedup)
                 json_object_set_new(o, "why", json_string("one value of N: nothing to compare with"));
+        json_object_set_new(o, "busy_cpu_s_per_score", pt->has_busy_per_score ? json_real(pt->busy_per_score) : json_null());
+        if (pt->pools.ntags)
+                json_object_set_new(o, "pools", groups_pools_json(&pt->pools));
         return o;
 }
 
@@ -50,7 +55,7 @@ static json_t *usl_json(const struct curve_series *cs)
         return o;
 }
 
-static json_t *points_json(const struct curve_series *cs, const bool *shown)
+static json_t *points_json(const struct curve_series *cs, const struct curve_show *shown)
 {
         json_t *a = json_array();
 
@@ -69,7 +74,7 @@ static const char *throughput_text(const struct curve_result *cr)
                                                  : "1 / score (lower is better; the same work at every N)";
 }
 
-static json_t *curve_json(const struct curve_result *cr, const bool *shown)
+static json_t *curve_json(const struct curve_result *cr, const struct curve_show *shown)
 {
         json_t *series, *o;
 
@@ -94,7 +99,7 @@ static json_t *curve_json(const struct curve_result *cr, const bool *shown)
 }
 
 /* One row per point, with its series. */
-static json_t *curve_csv(const struct curve_result *cr, const bool *shown)
+static json_t *curve_csv(const struct curve_result *cr, const struct curve_show *shown)
 {
         json_t *rows = json_array();
 
@@ -108,18 +113,118 @@ static json_t *curve_csv(const struct curve_result *cr, const bool *shown)
         return rows;
 }
 
-static void print_series(const struct curve_result *cr, const char *label, const struct curve_series *cs,
-                         const bool *shown)
+/* The counters a curve's table shows by default: the head of each
+ * family (context switches, migrations, page faults, lock wait, run-queue
+ * wait; with the busy CPU time, six columns).  PSI cpu some stands in for
+ * the run-queue wait, and lock_contentions for the lock wait, where those
+ * were not recorded (no BPF). */
+static const int curve_heads[] = { M_CONTEXT_SWITCHES, M_CPU_MIGRATIONS, M_PAGE_FAULTS, M_LOCK_WAIT_NS, M_RUNQUEUE_WAIT };
+
+/* Does some point of the series have metric m per unit of work, not 0? */
+static bool series_has(const struct curve_series *cs, int m)
 {
-        const struct curve_point *pts = cs->pts;
+        for (size_t k = 0; k < cs->npts; k++)
+                if (cs->pts[k].has_per_score[m] && cs->pts[k].per_score[m] != 0)
+                        return true;
+        return false;
+}
+
+static bool series_has_busy(const struct curve_series *cs)
+{
+        for (size_t k = 0; k < cs->npts; k++)
+                if (cs->pts[k].has_busy_per_score)
+                        return true;
+        return false;
+}
+
+/* The metric columns of the table, into mcol (-1: the busy CPU time):
+ * what --metric named, every counter with --all-metrics, else the heads. */
+static int curve_columns(const struct curve_series *cs, const struct curve_show *show, int *mcol)
+{
+        int nm = 0;
+
+        if (show->all || show->given) {
+                for (int m = 0; m < _M_MAX; m++)
+                        if (show->m[m] && series_has(cs, m) && metric_table[m].source != SRC_PROCSTAT)
+                                mcol[nm++] = m;
+                return nm;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(curve_heads); i++) {
+                int m = curve_heads[i];
+                if (m == M_RUNQUEUE_WAIT && !series_has(cs, m))
+                        m = M_PSI_CPU_SOME;
+                if (m == M_LOCK_WAIT_NS && !series_has(cs, m))
+                        m = M_LOCK_CONTENTIONS;
+                if (series_has(cs, m))
+                        mcol[nm++] = m;
+        }
+        if (series_has_busy(cs))
+                mcol[nm++] = -1;
+        return nm;
+}
+
+/* A column's header: the metric's name, a time's without its stored
+ * unit (the cells carry theirs). */
+static void column_header(int m, char *buf, size_t len)
+{
+        const char *name = m < 0 ? "cpu_time" : metric_table[m].name;
+        size_t l = strlen(name);
+
+        if (m >= 0 && units_is_time(m, NULL) && l > 3 && (streq(name + l - 3, "_ns") || streq(name + l - 3, "_us")))
+                l -= 3;
+        snprintf(buf, len, "%.*s", (int)l, name);
+}
+
+static void point_row(struct libscols_table *tb, const struct curve_series *cs, const struct curve_point *pt,
+                      bool lower, const int *mcol, int nm)
+{
+        struct libscols_line *ln = scols_table_new_line(tb, NULL);
+        char v[32];
+        size_t c = 5;
+
+        format_number(pt->n, v, sizeof v);
+        scols_line_set_data(ln, 0, v);
+        snprintf(v, sizeof v, "%zu", pt->nruns);
+        scols_line_set_data(ln, 1, v);
+        format_number(pt->mean, v, sizeof v);
+        scols_line_set_data(ln, 2, v);
+        format_number(pt->min, v, sizeof v);
+        scols_line_set_data(ln, 3, v);
+        format_number(pt->max, v, sizeof v);
+        scols_line_set_data(ln, 4, v);
+        if (lower) {
+                snprintf(v, sizeof v, "%.4g", pt->x);
+                scols_line_set_data(ln, c++, v);
+        }
+        if (cs->has_speedup)
+                snprintf(v, sizeof v, "%.2f", pt->speedup);
+        else
+                snprintf(v, sizeof v, "-");
+        scols_line_set_data(ln, c++, v);
+        if (cs->has_speedup)
+                snprintf(v, sizeof v, "%.0f%%", pt->efficiency * 100);
+        scols_line_set_data(ln, c++, v);
+        for (int i = 0; i < nm; i++) {
+                int m = mcol[i];
+                if (m < 0 && pt->has_busy_per_score)
+                        units_seconds(pt->busy_per_score, v, sizeof v);
+                else if (m >= 0 && pt->has_per_score[m])
+                        units_per_work(m, pt->per_score[m], v, sizeof v);
+                else
+                        snprintf(v, sizeof v, "-");
+                scols_line_set_data(ln, c + (size_t)i, v);
+        }
+}
+
+static void print_series(const struct curve_result *cr, const char *label, const struct curve_series *cs,
+                         const struct curve_show *show)
+{
         const struct usl *u = &cs->usl;
-        size_t np = cs->npts;
-        const char *cols[9 + _M_MAX];
-        char hdr[_M_MAX][160];
+        const char *cols[9 + _M_MAX + 1];
+        char hdr[_M_MAX + 1][64], align[9 + _M_MAX + 1];
         bool lower = cr->opts.lower_is_better;
-        int nc = 0, mcol[_M_MAX], nm = 0;
+        int nc = 0, mcol[_M_MAX + 1], nm;
         struct libscols_table *tb;
-        char align[9 + _M_MAX];
 
         cols[nc++] = "N";
         cols[nc++] = "RUNS";
@@ -130,56 +235,17 @@ static void print_series(const struct curve_result *cr, const char *label, const
                 cols[nc++] = cr->opts.work == CURVE_WORK_PER_N ? "THROUGHPUT (N/score)" : "THROUGHPUT (1/score)";
         cols[nc++] = "SPEEDUP";
         cols[nc++] = "EFFICIENCY";
-        for (int m = 0; m < _M_MAX; m++) {
-                bool any = false;
-                for (size_t k = 0; k < np; k++)
-                        any |= pts[k].has_per_score[m] && pts[k].per_score[m] != 0;
-                if (!shown[m] || !any || metric_table[m].source == SRC_PROCSTAT)
-                        continue;
-                /* per unit of throughput, spelled out: not per second */
-                if (!lower)
-                        snprintf(hdr[nm], sizeof hdr[nm], "%s/s per %s", metric_table[m].name, cr->score);
-                else
-                        snprintf(hdr[nm], sizeof hdr[nm], "%s/s per (%s/%s)", metric_table[m].name,
-                                 cr->opts.work == CURVE_WORK_PER_N ? "N" : "1", cr->score);
-                cols[nc++] = hdr[nm];
-                mcol[nm++] = m;
+        nm = curve_columns(cs, show, mcol);
+        for (int i = 0; i < nm; i++) {
+                column_header(mcol[i], hdr[i], sizeof hdr[i]);
+                cols[nc++] = hdr[i];
         }
         cols[nc] = NULL;
         memset(align, 'r', sizeof align);
         align[nc] = 0;
         tb = table_new(cols, align);
-        for (size_t k = 0; k < np; k++) {
-                struct libscols_line *ln = scols_table_new_line(tb, NULL);
-                char v[32];
-                format_number(pts[k].n, v, sizeof v);
-                scols_line_set_data(ln, 0, v);
-                snprintf(v, sizeof v, "%zu", pts[k].nruns);
-                scols_line_set_data(ln, 1, v);
-                format_number(pts[k].mean, v, sizeof v);
-                scols_line_set_data(ln, 2, v);
-                format_number(pts[k].min, v, sizeof v);
-                scols_line_set_data(ln, 3, v);
-                format_number(pts[k].max, v, sizeof v);
-                scols_line_set_data(ln, 4, v);
-                size_t c = 5;
-                if (lower) {
-                        snprintf(v, sizeof v, "%.4g", pts[k].x);
-                        scols_line_set_data(ln, c++, v);
-                }
-                if (cs->has_speedup)
-                        snprintf(v, sizeof v, "%.2f", pts[k].speedup);
-                else
-                        snprintf(v, sizeof v, "-");
-                scols_line_set_data(ln, c++, v);
-                if (cs->has_speedup)
-                        snprintf(v, sizeof v, "%.0f%%", pts[k].efficiency * 100);
-                scols_line_set_data(ln, c++, v);
-                for (int i = 0; i < nm; i++) {
-                        snprintf(v, sizeof v, "%.4g", pts[k].per_score[mcol[i]]);
-                        scols_line_set_data(ln, c + (size_t)i, v);
-                }
-        }
+        for (size_t k = 0; k < cs->npts; k++)
+                point_row(tb, cs, &cs->pts[k], lower, mcol, nm);
         printf("%s\n", label);
         if (lower)
                 printf("%s is lower-is-better: throughput is %s\n", cr->score,
@@ -190,6 +256,10 @@ static void print_series(const struct curve_result *cr, const char *label, const
                        cs->base_n == 1 ? "" : " (no N=1 in range); efficiency = speedup x that N / N");
         else
                 printf("speedup: none (one value of N: nothing to compare with)\n");
+        if (nm)
+                printf("counters per unit of work (rate / %s), times in s, ms, us%s\n",
+                       !lower ? cr->score : cr->opts.work == CURVE_WORK_PER_N ? "(N/score)" : "(1/score)",
+                       show->all || show->given ? "" : "; --metric M or --all-metrics for more");
         table_print(tb);
         if (cs->usl_ok) {
                 char peak[48];
@@ -203,7 +273,30 @@ static void print_series(const struct curve_result *cr, const char *label, const
                 printf("USL: no meaningful fit (%s)\n", cs->usl_why);
 }
 
-static void curve_print(const struct curve_result *cr, const bool *shown)
+void curve_pool_line(const struct curve_result *cr, size_t j, size_t k, char *buf, size_t len)
+{
+        const struct curve_point *pt = &cr->series[j].pts[k];
+        char label[256];
+
+        if (cr->series_by)
+                snprintf(label, sizeof label, "%s=%s %s=%g", cr->series_by, cr->series[j].value, cr->by, pt->n);
+        else
+                snprintf(label, sizeof label, "%s=%g", cr->by, pt->n);
+        groups_pools_line(label, &pt->pools, cr->series_by ? NULL : "--series", buf, len);
+}
+
+static void curve_pools_print(const struct curve_result *cr)
+{
+        for (size_t j = 0; j < cr->nseries; j++)
+                for (size_t k = 0; k < cr->series[j].npts; k++) {
+                        char line[1024];
+                        curve_pool_line(cr, j, k, line, sizeof line);
+                        if (line[0])
+                                printf("%s\n", line);
+                }
+}
+
+static void curve_print(const struct curve_result *cr, const struct curve_show *shown)
 {
         for (size_t j = 0; j < cr->nseries; j++) {
                 const struct curve_series *cs = &cr->series[j];
@@ -215,6 +308,7 @@ static void curve_print(const struct curve_result *cr, const bool *shown)
                         snprintf(label, sizeof label, "%s by %s", cr->score, cr->by);
                 print_series(cr, label, cs, shown);
         }
+        curve_pools_print(cr);
 }
 
 bool curve_lower_is_better(const char *list, const struct analysis_run *runs, size_t n, const char *score)
@@ -255,13 +349,23 @@ int curve_refuse_time(const char *score)
                         score, score, score);
 }
 
-int verb_curve(struct ctl *ctl, int argc, char **argv)
+/* What curve was asked for. */
+struct curve_args {
+        const char *by, *series, *score, *lower;
+        struct curve_opts co;
+        struct run_select sel;
+        struct curve_show show;
+};
+
+/* 0, an exit code after printing why, or -1 after --help. */
+static int curve_parse(struct curve_args *a, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "by", required_argument, NULL, 'b' },
                 { "series", required_argument, NULL, 'r' },
                 { "score", required_argument, NULL, 'k' },
                 { "metric", required_argument, NULL, 'm' },
+                { "all-metrics", no_argument, NULL, 'a' },
                 { "since", required_argument, NULL, 's' },
                 { "until", required_argument, NULL, 'u' },
                 { "tag", required_argument, NULL, 't' },
@@ -271,18 +375,9 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        const char *by = NULL, *series = NULL, *score = NULL, *why, *lower = NULL;
-        struct curve_opts co = { 0 };
-        struct run_select sel = { 0 };
-        struct analysis_run *runs = NULL;
-        struct curve_result *cr = NULL;
-        size_t n = 0;
-        bool shown[_M_MAX], metric_opt = false;
-        json_t *doc = NULL;
+        const char *why;
         int c, r = 0;
 
-        for (int m = 0; m < _M_MAX; m++)
-                shown[m] = true;
         while (r == 0 && (c = ctl_getopt(argc, argv, "", options)) >= 0) {
                 switch (c) {
                 case 'b':
@@ -291,20 +386,23 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                         if (!proto_valid_key(optarg, &why))
                                 r = ctl_fail(EXIT_USAGE, "--%s '%s': %s", c == 'b' ? "by" : c == 'r' ? "series" : "score",
                                              optarg, why);
-                        *(c == 'b' ? &by : c == 'r' ? &series : &score) = optarg;
+                        *(c == 'b' ? &a->by : c == 'r' ? &a->series : &a->score) = optarg;
                         break;
                 case 'm':
-                        r = parse_metric_option(optarg, shown, &metric_opt);
+                        r = parse_metric_option(optarg, a->show.m, &a->show.given);
+                        break;
+                case 'a':
+                        a->show.all = true;
                         break;
                 case 'L':
-                        lower = optarg;
+                        a->lower = optarg;
                         r = curve_check_lower(optarg);
                         break;
                 case 'w':
                         if (streq(optarg, "fixed"))
-                                co.work = CURVE_WORK_FIXED;
+                                a->co.work = CURVE_WORK_FIXED;
                         else if (streq(optarg, "per-n"))
-                                co.work = CURVE_WORK_PER_N;
+                                a->co.work = CURVE_WORK_PER_N;
                         else
                                 r = ctl_fail(EXIT_USAGE, "--work '%s': use fixed (the same work at every N) or per-n "
                                                          "(the work grows with N)", optarg);
@@ -313,43 +411,60 @@ int verb_curve(struct ctl *ctl, int argc, char **argv)
                 case 'u':
                 case 't':
                 case 'H':
-                        r = run_select_set(&sel, c, optarg);
+                        r = run_select_set(&a->sel, c, optarg);
                         break;
                 case 'h':
-                        printf("Usage: scalemonctl curve --by TAG [--series TAG] [--score K] [--metric M,...]\n"
+                        printf("Usage: scalemonctl curve --by TAG [--series TAG] [--score K] [--metric M,...] [--all-metrics]\n"
                                "                         [--lower-is-better K,...] [--work fixed|per-n]\n"
                                "                         [--since WHEN] [--until WHEN] [--tag K=V]... [--host NAME]\n");
-                        run_select_free(&sel);
-                        return EXIT_OK;
+                        return -1;
                 default:
                         r = EXIT_USAGE;
                 }
         }
-        if (r == 0 && !by)
+        if (r == 0 && !a->by)
                 r = ctl_fail(EXIT_USAGE, "curve needs --by TAG, the tag that holds N (threads, vcpus, ways)");
         if (r == 0 && optind < argc)
                 r = ctl_fail(EXIT_USAGE, "curve takes no arguments, got '%s'", argv[optind]);
+        return r;
+}
+
+int verb_curve(struct ctl *ctl, int argc, char **argv)
+{
+        struct curve_args a = { 0 };
+        struct analysis_run *runs = NULL;
+        struct curve_result *cr = NULL;
+        const char *score = NULL;
+        size_t n = 0;
+        json_t *doc = NULL;
+        int r;
+
+        for (int m = 0; m < _M_MAX; m++)
+                a.show.m[m] = true;
+        r = curve_parse(&a, argc, argv);
         if (r == 0)
-                r = run_select_load(ctl, &sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);      /* rates are all a curve needs */
-        run_select_free(&sel);
-        if (r || (r = run_select_check_key(runs, n, by, "--by")) ||
-            (series && (r = run_select_check_key(runs, n, series, "--series"))) ||
-            (r = run_select_score(runs, n, by, score, &score)))
+                r = run_select_load(ctl, &a.sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n);    /* rates are all a curve needs */
+        run_select_free(&a.sel);
+        if (r < 0)
+                return EXIT_OK;         /* --help */
+        if (r || (r = run_select_check_key(runs, n, a.by, "--by")) ||
+            (a.series && (r = run_select_check_key(runs, n, a.series, "--series"))) ||
+            (r = run_select_score(runs, n, a.by, a.score, &score)))
                 goto out;
-        co.lower_is_better = curve_lower_is_better(lower, runs, n, score);
-        if (co.lower_is_better && co.work == CURVE_WORK_UNKNOWN) {
+        a.co.lower_is_better = curve_lower_is_better(a.lower, runs, n, score);
+        if (a.co.lower_is_better && a.co.work == CURVE_WORK_UNKNOWN) {
                 r = curve_refuse_time(score);
                 goto out;
         }
-        if (analysis_curve(runs, n, by, series, score, &co, &cr) < 0) {
+        if (analysis_curve(runs, n, a.by, a.series, score, &a.co, &cr) < 0) {
                 r = ctl_fail(EXIT_FAILED, "out of memory");
                 goto out;
         }
         if (ctl->format == FORMAT_TABLE) {
-                curve_print(cr, shown);
+                curve_print(cr, &a.show);
                 r = EXIT_OK;
         } else {
-                doc = ctl->format == FORMAT_CSV ? curve_csv(cr, shown) : curve_json(cr, shown);
+                doc = ctl->format == FORMAT_CSV ? curve_csv(cr, &a.show) : curve_json(cr, &a.show);
                 r = ctl->format == FORMAT_CSV ? output_csv(doc) : output_json(doc);
         }
 out:

@@ -18,16 +18,17 @@
 #include "verb-curve.h"
 #include "chart.h"
 #include "explain.h"
+#include "groups.h"
 #include "output.h"
 #include "proto.h"
 #include "selection.h"
 #include "stats.h"
 #include "suggest.h"
 #include "timeutil.h"
+#include "units.h"
+#include "verb-plot.h"
 #include "verbs.h"
 
-#define MAX_POINTS 300          /* a time series is merged down to this many */
-#define HEAT_BINS  120
 
 static void set_text(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
 static void set_text(char *buf, size_t len, const char *fmt, ...)
@@ -40,237 +41,20 @@ static void set_text(char *buf, size_t len, const char *fmt, ...)
 
 /* ---- the kinds ---- */
 
-struct popts {
-        const char *kind;       /* timeseries, heatmap, curve, groups, scatter, explain */
-        const char *metric, *run, *score, *by, *series, *output;
-        char *against;          /* explain: --against RUN,... */
-        const char *per;
-        struct run_select sel;
-        struct group_opts go;
-        bool y_score;           /* curve: the score rather than the speedup */
-        const char *lower;      /* curve: --lower-is-better K,... */
-        enum curve_work work;   /* curve: --work */
-};
 
-static double pick_step(int64_t span, int64_t tick)
+/* The runs a chart is drawn from, for its title: "run A", "12 runs, A to
+ * L", or "12 runs" where the names would make a title too long for a
+ * terminal line. */
+static void runs_span(const struct analysis_run *runs, size_t n, char *buf, size_t len)
 {
-        int64_t step = span / MAX_POINTS;
-        return step > tick ? (double)step : 0;
-}
-
-/* Time range and markers: a run, or --since/--until. */
-static int time_range(struct ctl *ctl, struct popts *o, struct chart *p, int64_t *since, int64_t *until, char *what,
-                      size_t whatlen)
-{
-        int r;
-
-        if (o->run) {
-                struct run_info ri;
-                struct run_detail d;
-                const char *why;
-                if (!proto_valid_name(o->run, &why))
-                        return ctl_fail(EXIT_USAGE, "--run '%s': %s", o->run, why);
-                if (store_run_find(ctl->store, o->run, &ri) < 0)
-                        return ctl_fail(EXIT_FAILED, "no run named '%s' (see scalemonctl runs)", o->run);
-                if (ri.imported) {
-                        run_info_free(&ri);
-                        return ctl_fail(EXIT_FAILED, "run %s was imported: its samples are in the database it came from",
-                                        o->run);
-                }
-                *since = ri.start;
-                *until = ri.end ? ri.end : now_realtime_ns();
-                if (store_run_detail(ctl->store, ri.id, &d) == 0) {
-                        for (size_t i = 0; i < d.nmarks; i++)
-                                chart_add_mark(p, (double)(d.marks[i].t - ri.start) / 1e9, d.marks[i].text);
-                        run_detail_free(&d);
-                }
-                set_text(what, whatlen, "run %s", o->run);
-                run_info_free(&ri);
-                return 0;
-        }
-        if ((r = ctl_when(ctl, "--since", o->sel.since_arg ? o->sel.since_arg : "-5m", false, since)) ||
-            (r = ctl_when(ctl, "--until", o->sel.until_arg ? o->sel.until_arg : "now", true, until)))
-                return r;
-        if (*until <= *since)
-                return ctl_fail(EXIT_USAGE, "--until is not after --since");
-        /* the range in the title, and each run in it as its window */
-        {
-                struct run_filter f = { .since = *since, .until = *until };
-                struct run_info *infos = NULL;
-                size_t n = 0, len = 0;
-                if (store_runs_list(ctl->store, &f, &infos, &n) < 0)
-                        n = 0;
-                for (size_t i = 0; i < n; i++)
-                        chart_add_window(p, (double)(infos[i].start - *since) / 1e9,
-                                         (double)((infos[i].end ? MIN(infos[i].end, *until) : *until) - *since) / 1e9,
-                                         infos[i].name);
-                if (o->sel.since_arg)
-                        len = (size_t)snprintf(what, whatlen, "%s to %s", o->sel.since_arg,
-                                               o->sel.until_arg ? o->sel.until_arg : "now");
-                else
-                        len = (size_t)snprintf(what, whatlen, "the last 5 minutes");
-                if (n > 0 && len < whatlen)
-                        snprintf(what + len, whatlen - len, " (%zu run%s)", n, n == 1 ? "" : "s");
-                run_infos_free(infos, n);
-        }
-        return 0;
-}
-
-static const struct metric_def *need_metric(const char *m, int *r)
-{
-        const struct metric_def *def = m ? metric_by_name(m) : NULL;
-        if (!m)
-                *r = ctl_fail(EXIT_USAGE, "this plot needs a METRIC (scalemonctl metrics lists them)");
-        else if (!def) {
-                char hint[160];
-                *r = ctl_fail(EXIT_USAGE, "unknown metric '%s' (scalemonctl metrics lists them)%s", m,
-                              suggest_metric_hint(m, hint, sizeof hint));
-        }
-        return def;
-}
-
-static int64_t interval_ns(struct ctl *ctl)
-{
-        int64_t iv = NSEC_PER_SEC;
-        store_meta_get_int(ctl->store, "interval_ns", &iv);
-        return iv;
-}
-
-static int kind_timeseries(struct ctl *ctl, struct popts *o, struct chart *p)
-{
-        const struct metric_def *def;
-        int64_t since, until, step;
-        _cleanup_free_ int *node_of = NULL;
-        int ncpu = 0, r = 0;
-        char what[256];
-        enum series_filter f = SERIES_ALL;
-        int nlocs = 1;
-
-        def = need_metric(o->metric, &r);
-        if (!def)
-                return r;
-        if ((r = time_range(ctl, o, p, &since, &until, what, sizeof what)))
-                return r;
-        if (store_topology_get(ctl->store, &node_of, NULL, &ncpu) < 0)
-                return ctl_fail(EXIT_FAILED, "cannot read the CPU map: %s", store_errmsg(ctl->store));
-        if (o->per && streq(o->per, "cpu")) {
-                if (def->scope != SCOPE_CPU)
-                        return ctl_fail(EXIT_USAGE, "--per cpu: %s is not a per-CPU metric", o->metric);
-                f = SERIES_CPU;
-                nlocs = ncpu;
-        } else if (o->per && streq(o->per, "node")) {
-                int maxnode = 0;
-                if (def->scope == SCOPE_SYSTEM)
-                        return ctl_fail(EXIT_USAGE, "--per node: %s is a system-wide metric", o->metric);
-                for (int i = 0; i < ncpu; i++)
-                        maxnode = MAX(maxnode, node_of[i]);
-                f = SERIES_NODE;
-                nlocs = maxnode + 1;
-        } else if (o->per && !streq(o->per, "system"))
-                return ctl_fail(EXIT_USAGE, "--per '%s': use system, node or cpu", o->per);
-        step = (int64_t)pick_step(until - since, interval_ns(ctl));
-
-        for (int loc = 0; loc < nlocs; loc++) {
-                struct series_point *pts = NULL;
-                struct chart_series *s;
-                size_t n = 0;
-                char name[64];
-                if (f == SERIES_NODE) {
-                        bool exists = false;
-                        for (int i = 0; i < ncpu; i++)
-                                exists |= node_of[i] == loc;
-                        if (!exists)
-                                continue;
-                }
-                if (store_series(ctl->store, o->metric, f, loc, since - interval_ns(ctl) / 2, until, step, &pts, &n) < 0)
-                        return ctl_fail(EXIT_FAILED, "cannot read %s: %s", o->metric, store_errmsg(ctl->store));
-                if (f == SERIES_CPU)
-                        snprintf(name, sizeof name, "cpu%d", loc);
-                else if (f == SERIES_NODE)
-                        snprintf(name, sizeof name, "node%d", loc);
-                else
-                        snprintf(name, sizeof name, "all CPUs");
-                s = chart_add_series(p, name, CHART_LINES);
-                for (size_t i = 0; s && i < n; i++)
-                        if (!pts[i].not_counted && pts[i].dur_ns > 0)
-                                chart_add_point(s, (double)(pts[i].t_ns - since) / 1e9, pts[i].value / ((double)pts[i].dur_ns / 1e9), 0, 0);
-                free(pts);
-        }
-        {
-                size_t total = 0;
-                for (size_t i = 0; i < p->ns; i++)
-                        total += p->s[i].n;
-                if (total == 0)
-                        return ctl_fail(EXIT_FAILED, "no samples of %s in %s", o->metric, what);
-        }
-        set_text(p->title, sizeof p->title, "%s per second, %s%s", o->metric, what,
-                 f == SERIES_CPU ? ", per CPU" : f == SERIES_NODE ? ", per node" : "");
-        set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of %s", o->run ? o->run : "the range");
-        set_text(p->ylabel, sizeof p->ylabel, "%s per second (%s/s)", o->metric, def->unit);
-        p->yzero = true;
-        p->xfix = true;         /* from the first sample, not from a round tic before it */
-        return 0;
-}
-
-static int kind_heatmap(struct ctl *ctl, struct popts *o, struct chart *p)
-{
-        const struct metric_def *def;
-        int64_t since, until, iv = interval_ns(ctl), step;
-        _cleanup_free_ int *node_of = NULL;
-        int ncpu = 0, r = 0;
-        char what[256];
-
-        def = need_metric(o->metric, &r);
-        if (!def)
-                return r;
-        if (def->scope != SCOPE_CPU)
-                return ctl_fail(EXIT_USAGE, "heatmap: %s is a %s metric; the heat map is CPUs by time", o->metric,
-                                metric_scope_name(def->scope));
-        if ((r = time_range(ctl, o, p, &since, &until, what, sizeof what)))
-                return r;
-        if (store_topology_get(ctl->store, &node_of, NULL, &ncpu) < 0 || ncpu == 0)
-                return ctl_fail(EXIT_FAILED, "cannot read the CPU map: %s", store_errmsg(ctl->store));
-        step = (until - since) / HEAT_BINS;
-        if (step < iv)
-                step = iv;
-        p->heat = true;
-        p->hx = (size_t)((until - since + step - 1) / step);
-        if (p->hx == 0)
-                p->hx = 1;
-        p->hy = (size_t)ncpu;
-        p->hdx = (double)step / 1e9;
-        p->hx0 = p->hdx / 2;
-        p->hz = calloc(p->hx * p->hy, sizeof *p->hz);
-        if (!p->hz)
-                return ctl_fail(EXIT_FAILED, "out of memory");
-        for (int c = 0; c < ncpu; c++) {
-                struct series_point *pts = NULL;
-                double *sum = calloc(p->hx, sizeof *sum), *dur = calloc(p->hx, sizeof *dur);
-                size_t n = 0;
-                if (!sum || !dur || store_series(ctl->store, o->metric, SERIES_CPU, c, since - iv / 2, until, 0, &pts, &n) < 0) {
-                        free(sum);
-                        free(dur);
-                        return ctl_fail(EXIT_FAILED, "cannot read %s: %s", o->metric, store_errmsg(ctl->store));
-                }
-                for (size_t i = 0; i < n; i++) {
-                        int64_t off = pts[i].t_ns - since;
-                        size_t b = off < 0 ? 0 : (size_t)(off / step);
-                        if (b >= p->hx || pts[i].not_counted)
-                                continue;
-                        sum[b] += pts[i].value;
-                        dur[b] += (double)pts[i].dur_ns / 1e9;
-                }
-                for (size_t b = 0; b < p->hx; b++)
-                        p->hz[(size_t)c * p->hx + b] = dur[b] > 0 ? sum[b] / dur[b] : 0;
-                free(pts);
-                free(sum);
-                free(dur);
-        }
-        set_text(p->title, sizeof p->title, "%s per second on each CPU, %s", o->metric, what);
-        set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of %s", o->run ? o->run : "the range");
-        set_text(p->ylabel, sizeof p->ylabel, "CPU");
-        set_text(p->zlabel, sizeof p->zlabel, "%s per second (%s/s)", o->metric, def->unit);
-        return 0;
+        if (n == 1)
+                snprintf(buf, len, "run %s", runs[0].info.name);
+        else if (n > 1 && strlen(runs[0].info.name) + strlen(runs[n - 1].info.name) > 24)
+                snprintf(buf, len, "%zu runs", n);
+        else if (n > 1)
+                snprintf(buf, len, "%zu runs, %s to %s", n, runs[0].info.name, runs[n - 1].info.name);
+        else
+                snprintf(buf, len, "no runs");
 }
 
 /* A curve's series: the mean score (or the speedup over the smallest N)
@@ -286,10 +70,17 @@ static void curve_series_plot(struct chart *p, const struct popts *o, const stru
          * ideal line is y = x: X(N) / X(N0) * N0 */
         for (size_t k = 0; ps && k < cs->npts; k++) {
                 const struct curve_point *pt = &cs->pts[k];
+                char line[1024];
                 if (o->y_score)
                         chart_add_point(ps, pt->n, pt->mean, pt->min, pt->max);
                 else
                         chart_add_point(ps, pt->n, pt->x / x0 * n0, pt->xmin / x0 * n0, pt->xmax / x0 * n0);
+                /* a point that pools runs of different tags: said */
+                curve_pool_line(cr, (size_t)(cs - cr->series), k, line, sizeof line);
+                if (line[0]) {
+                        chart_point_pools(ps, groups_pools_json(&pt->pools));
+                        chart_add_note(p, line);
+                }
         }
         /* the fit is of throughput: not drawn over a time */
         if (cs->usl_ok && x0 > 0 && !(o->y_score && cr->opts.lower_is_better)) {
@@ -312,6 +103,7 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
         struct curve_result *cr = NULL;
         struct curve_opts co = { .work = o->work };
         const char *score;
+        char span[400];
         size_t n = 0;
         int r;
 
@@ -338,8 +130,9 @@ static int kind_curve(struct ctl *ctl, struct popts *o, struct chart *p)
                 chart_add_func(p, "linear (ideal)", "x", true, true);
         p->key = "inside top left box";
         p->yzero = true;
-        set_text(p->title, sizeof p->title, "%s by %s%s%s", o->y_score ? score : "speedup", o->by,
-                 o->series ? ", one line per " : "", o->series ? o->series : "");
+        runs_span(runs, n, span, sizeof span);
+        set_text(p->title, sizeof p->title, "%s%s by %s%s%s, %s", o->y_score ? "" : "speedup of ", score, o->by,
+                 o->series ? ", one line per " : "", o->series ? o->series : "", span);
         set_text(p->xlabel, sizeof p->xlabel, "N = %s", o->by);
         if (o->y_score)
                 set_text(p->ylabel, sizeof p->ylabel, "%s (mean, bars: min to max)", score);
@@ -376,6 +169,7 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct chart *p)
         struct group_result *gr = NULL;
         struct chart_series *hv;
         const char *score;
+        char span[400];
         size_t n = 0;
         int r;
 
@@ -417,8 +211,13 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct chart *p)
                                 ps = &p->s[k];
                 if (!ps)
                         ps = chart_add_series(p, line, CHART_ERRORLINES);
-                if (ps)
-                        chart_add_point(ps, x, sc->s.mean, sc->s.min, sc->s.max);
+                if (ps && chart_add_point(ps, x, sc->s.mean, sc->s.min, sc->s.max) == 0 && g->pools.ntags) {
+                        char label[512], note[1024];
+                        groups_label(gr, g, label, sizeof label);
+                        groups_pools_line(label, &g->pools, "--group-by", note, sizeof note);
+                        chart_point_pools(ps, groups_pools_json(&g->pools));
+                        chart_add_note(p, note);
+                }
         }
         hv = chart_add_series(p, "HIGH VARIANCE", CHART_MARKED);
         for (size_t i = 0; hv && i < gr->ngroups; i++) {
@@ -436,8 +235,9 @@ static int kind_groups(struct ctl *ctl, struct popts *o, struct chart *p)
         }
         p->key = "inside top right box";
         p->yzero = true;
-        set_text(p->title, sizeof p->title, "%s by group (mean, bars: min to max; circled: CV above %.0f%% or min/max below %.2f)",
-                 score, o->go.cv_limit * 100, o->go.minmax_limit);
+        runs_span(runs, n, span, sizeof span);
+        set_text(p->title, sizeof p->title, "%s by group, %s (mean, bars: min to max; circled: CV above %.0f%% or "
+                 "min/max below %.2f)", score, span, o->go.cv_limit * 100, o->go.minmax_limit);
         {
                 char by[256] = "";
                 size_t bo = 0;
@@ -458,9 +258,10 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
         double *xs, *ys, rho, pv;
         size_t n = 0, k = 0;
         const char *score;
+        char unit[32];
         int r = 0;
 
-        def = need_metric(o->metric, &r);
+        def = plot_need_metric(o->metric, &r);
         if (!def)
                 return r;
         if ((r = run_select_load(ctl, &o->sel, ANALYSIS_TOTALS_SYSTEM, &runs, &n)))
@@ -496,8 +297,9 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
                                 ps = &p->s[q];
                 if (!ps)
                         ps = chart_add_series(p, label, CHART_POINTS);
-                chart_add_point(ps, runs[i].m[m].per_s, s->value, 0, 0);
-                xs[k] = runs[i].m[m].per_s;
+                /* a maximum is the run's longest, not per second */
+                xs[k] = def->max ? runs[i].m[m].total : runs[i].m[m].per_s;
+                chart_add_point(ps, xs[k], s->value, 0, 0);
                 ys[k] = s->value;
                 k++;
         }
@@ -518,7 +320,8 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
         }
         else
                 set_text(p->title, sizeof p->title, "%s against %s, one point per run (n=%zu)", score, o->metric, k);
-        set_text(p->xlabel, sizeof p->xlabel, "%s per second (%s/s)", o->metric, def->unit);
+        set_text(p->xlabel, sizeof p->xlabel, "%s%s (%s)", o->metric, def->max ? ", the run's maximum" : " per second",
+                 plot_scale_rates(p, (int)(def - metric_table), 0, true, unit, sizeof unit));
         set_text(p->ylabel, sizeof p->ylabel, "%s", score);
         p->key = "outside right top box";
         free(xs);
@@ -531,7 +334,7 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
  * its siblings' range, in units of the siblings' mean; phases shaded. */
 static int kind_explain(struct ctl *ctl, struct popts *o, struct chart *p)
 {
-        struct explain_run_opts eo = { .keep_series = 3, .score = o->score };
+        struct explain_run_opts eo = { .keep_series = EXPLAIN_KEEP_MAX, .score = o->score };
         struct explain_run_result res;
         _cleanup_free_ char *err = NULL;
         const char *why;
@@ -707,8 +510,8 @@ static const struct plot_kind {
         int (*fill)(struct ctl *ctl, struct popts *o, struct chart *p);
         bool takes_metric;      /* curve and groups take none */
 } plot_kinds[] = {
-        { "timeseries", kind_timeseries, true },
-        { "heatmap", kind_heatmap, true },
+        { "timeseries", plot_kind_timeseries, true },
+        { "heatmap", plot_kind_heatmap, true },
         { "curve", kind_curve, false },
         { "groups", kind_groups, false },
         { "scatter", kind_scatter, true },

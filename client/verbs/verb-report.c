@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "differs.h"
 #include "explain.h"
 #include "groups.h"
 #include "locks.h"
@@ -24,6 +25,7 @@
 #include "proto.h"
 #include "selection.h"
 #include "timeutil.h"
+#include "units.h"
 #include "verbs.h"
 
 enum per { PER_SYSTEM, PER_NODE, PER_CPU };
@@ -130,59 +132,6 @@ static json_t *run_report_json(const struct analysis_run *r, const struct analys
                 json_object_set_new(o, "why", json_string("scalemond stopped during the run: totals end at its last "
                                                           "interval written"));
         return o;
-}
-
-/* {"key": {"run": value or null}} */
-static json_t *differs_json(const struct context_differs *cd, const struct analysis_run *runs)
-{
-        json_t *out = json_object();
-
-        for (size_t k = 0; k < cd->nkeys; k++) {
-                json_t *per = json_object();
-                for (size_t j = 0; j < cd->nruns; j++)
-                        json_object_set_new(per, runs[j].info.name,
-                                            cd->keys[k].value[j] ? json_string(cd->keys[k].value[j]) : json_null());
-                json_object_set_new(out, cd->keys[k].key, per);
-        }
-        return out;
-}
-
-static const char *differ_shown(const struct context_differ *d, size_t j)
-{
-        return d->value[j] ? d->value[j] : "(not recorded)";
-}
-
-static void print_differs(const struct context_differs *cd, const struct analysis_run *runs)
-{
-        if (cd->nkeys == 0)
-                return;
-        printf("Context that differs between these runs:\n");
-        for (size_t k = 0; k < cd->nkeys; k++) {
-                /* the runs by value, in the order the values first appear:
-                 * "always (r1, r2); madvise (r3)" */
-                const struct context_differ *d = &cd->keys[k];
-                bool firstv = true;
-
-                printf("  %s:", d->key);
-                for (size_t j = 0; j < cd->nruns; j++) {
-                        const char *v = differ_shown(d, j);
-                        bool before = false, firstr = true;
-                        for (size_t i = 0; i < j && !before; i++)
-                                before = streq(differ_shown(d, i), v);
-                        if (before)
-                                continue;
-                        printf("%s %s (", firstv ? "" : ";", v);
-                        for (size_t i = j; i < cd->nruns; i++)
-                                if (streq(differ_shown(d, i), v)) {
-                                        printf("%s%s", firstr ? "" : ", ", runs[i].info.name);
-                                        firstr = false;
-                                }
-                        printf(")");
-                        firstv = false;
-                }
-                printf("\n");
-        }
-        printf("\n");
 }
 
 static void fmt_or_dash(bool ok, double v, char *buf, size_t len)
@@ -318,8 +267,10 @@ static void print_per_loc_table(const struct analysis_run *r, const bool *shown,
                                 snprintf(l, sizeof l, "%d", loc);
                                 scols_line_set_data(ln, 0, l);
                         }
-                        format_number(metric_table[mcols[c - 1]].max ? t->value : r->dur > 0 ? t->value / r->dur : 0, v,
-                                      sizeof v);
+                        if (metric_table[mcols[c - 1]].max)
+                                units_total(mcols[c - 1], t->value, v, sizeof v);
+                        else
+                                units_rate(mcols[c - 1], r->dur > 0 ? t->value / r->dur : 0, true, v, sizeof v);
                         scols_line_set_data(ln, (size_t)c, v);
                 }
         }
@@ -345,7 +296,7 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                 return;
         for (int m = 0; m < _M_MAX; m++) {
                 const struct mstat *s = &r->m[m];
-                char total[32], per_s[32], mn[32], md[32], mx[32], im[32], vf[32] = "";
+                char total[40], per_s[32], mn[32], md[32], mx[32], im[32], vf[32] = "";
                 double pct;
                 if (!shown[m])
                         continue;
@@ -353,13 +304,22 @@ static void print_run_table(const struct analysis_run *r, const struct analysis_
                         table_row(tb, metric_table[m].name, "n/a", "", "", "", "", "", "");
                         continue;
                 }
-                format_number(s->total, total, sizeof total);
-                /* a maximum (lock_wait_max_ns) has no rate, and its CPUs'
-                 * max over their mean is no imbalance */
-                fmt_or_dash(!metric_table[m].max, s->per_s, per_s, sizeof per_s);
-                fmt_or_dash(s->spread, s->cpu_min, mn, sizeof mn);
-                fmt_or_dash(s->spread, s->cpu_median, md, sizeof md);
-                fmt_or_dash(s->spread, s->cpu_max, mx, sizeof mx);
+                /* times in s, ms, us (units.c); a maximum (lock_wait_max_ns)
+                 * has no rate, and its CPUs' max over their mean is no
+                 * imbalance */
+                units_total(m, s->total, mx, sizeof mx);
+                snprintf(total, sizeof total, "%s%s", metric_table[m].max ? "max " : "", mx);
+                fmt_or_dash(!metric_table[m].max, NAN, per_s, sizeof per_s);
+                if (!metric_table[m].max)
+                        units_rate(m, s->per_s, true, per_s, sizeof per_s);
+                fmt_or_dash(s->spread, NAN, mn, sizeof mn);
+                fmt_or_dash(s->spread, NAN, md, sizeof md);
+                fmt_or_dash(s->spread, NAN, mx, sizeof mx);
+                if (s->spread) {
+                        units_total(m, s->cpu_min, mn, sizeof mn);
+                        units_total(m, s->cpu_median, md, sizeof md);
+                        units_total(m, s->cpu_max, mx, sizeof mx);
+                }
                 if (s->spread && s->imbalance_ok && !metric_table[m].max)
                         snprintf(im, sizeof im, "%.2f", s->imbalance);
                 else
@@ -395,47 +355,6 @@ static void report_args_free(struct report_args *a)
 {
         run_select_free(&a->sel);
         group_opts_free(&a->go);
-}
-
-/* --variance-cv, --variance-minmax, --alpha */
-static int parse_limit(struct group_opts *go, int c, const char *arg)
-{
-        char *end;
-        double v;
-
-        errno = 0;
-        v = strtod(arg, &end);
-        if (errno || end == arg || *end || !(v > 0) || (c != 'C' && v >= 1) || v > 1000)
-                return ctl_fail(EXIT_USAGE, "%s '%s': %s", c == 'C' ? "--variance-cv" : c == 'M' ? "--variance-minmax" : "--alpha",
-                                arg, c == 'C' ? "a percentage above 0, e.g. 5" : "a number between 0 and 1");
-        if (c == 'C')
-                go->cv_limit = v / 100;
-        else if (c == 'M')
-                go->minmax_limit = v;
-        else
-                go->alpha = v;
-        return 0;
-}
-
-static int parse_lower_is_better(struct group_opts *go, const char *arg)
-{
-        _cleanup_free_ char *buf = strdup(arg);
-        char *save = NULL, *tok;
-        const char *why;
-        size_t ntok = 0;
-
-        if (!buf)
-                return ctl_fail(EXIT_FAILED, "out of memory");
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ntok++) {
-                if (!proto_valid_key(tok, &why))
-                        return ctl_fail(EXIT_USAGE, "--lower-is-better '%s': %s", tok, why);
-                if (go->nlower_better == ELEMENTSOF(go->lower_better))
-                        return ctl_fail(EXIT_USAGE, "--lower-is-better: at most %zu scores", ELEMENTSOF(go->lower_better));
-                go->lower_better[go->nlower_better++] = strdup(tok);
-        }
-        if (ntok == 0)
-                return ctl_fail(EXIT_USAGE, "--lower-is-better needs K[,K...], the scores where less is better");
-        return 0;
 }
 
 /* 0, an exit code after printing why, or -1 after --help. */
@@ -501,7 +420,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
                 case 'C':
                 case 'M':
                 case 'A':
-                        r = parse_limit(go, c, optarg);
+                        r = parse_group_limit(go, c == 'C' ? "--variance-cv" : c == 'M' ? "--variance-minmax" : "--alpha", optarg);
                         break;
                 case 'L':
                         r = parse_lower_is_better(go, optarg);
@@ -626,7 +545,7 @@ static void print_analysis(const struct analysis_run *runs, size_t n, const stru
         bool show_host = several_hosts(runs, n);
         struct libscols_table *tb = show_host ? table_new(cols_host, "lllr") : table_new(cols, "llr");
 
-        print_differs(cd, runs);
+        differs_print(cd, runs);
         for (size_t i = 0; i < n; i++) {
                 char dur[32], tags[1024], scores[1024];
                 format_duration_s(runs[i].dur, dur, sizeof dur);
@@ -664,7 +583,7 @@ static void print_runs(const struct analysis_run *runs, size_t n, const struct c
                         strbuf_appendf(zero, sizeof zero, &zl, "%s%s", zl ? ", " : "", metric_table[m].name);
         }
         printf("%zu run%s\n\n", n, n == 1 ? "" : "s");
-        print_differs(cd, runs);
+        differs_print(cd, runs);
         for (size_t i = 0; i < n; i++)
                 print_run_table(&runs[i], analysis_first_same_tags(runs, i), shown, a->per, several_hosts(runs, n));
         if (zl)

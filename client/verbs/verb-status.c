@@ -122,6 +122,16 @@ static json_t *run_hosts_json(struct store *s)
         return arr;
 }
 
+/* How page faults are counted here: per CPU with perf events, or only
+ * the machine's from /proc/vmstat (per_cpu_faults = no, the default). */
+static bool faults_per_cpu(const struct store_metric_row *rows, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(rows[i].name, "page_faults"))
+                        return rows[i].available;
+        return false;
+}
+
 int verb_status(struct ctl *ctl, int argc, char **argv)
 {
         _cleanup_free_ struct store_metric_row *rows = NULL;
@@ -217,6 +227,8 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
         if (doc) {
                 json_object_set(doc, "open_runs", open_runs);
                 json_object_set(doc, "run_hosts", hosts);
+                json_object_set_new(json_object_get(doc, "metrics"), "page_faults_per_cpu",
+                                    json_boolean(faults_per_cpu(rows, n)));
                 json_object_set_new(json_object_get(doc, "daemon"), "writes_this_database",
                                     json_boolean(live != NULL || pid > 0));
                 if (other)
@@ -299,6 +311,11 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
                         printf("nodes:     %d\n", sum.nnodes);
                         printf("metrics:   %d available, %d unavailable, %d disabled (scalemonctl metrics)\n", avail,
                                unavail, disabled);
+                        printf("faults:    %s\n", faults_per_cpu(rows, n)
+                                                         ? "per CPU (page_faults*, perf events: per_cpu_faults = yes) "
+                                                           "and the machine's (pgfault, pgmajfault)"
+                                                         : "the machine's only (pgfault, pgmajfault from /proc/vmstat); "
+                                                           "per CPU off: per_cpu_faults = yes in scalemon.conf");
                 } else
                         printf("host:      none: no daemon has sampled into this database (imported runs only)\n");
                 if (json_array_size(hosts) > 0) {

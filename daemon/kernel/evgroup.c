@@ -24,14 +24,37 @@
 
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
 
-int evgroup_open(struct evgroup *g, int cpu, const struct evspec *specs, size_t nspecs, int *err)
+int evgroup_alloc(struct evgroup *g, int cpu, size_t n)
 {
+        uint64_t *p;
+
         memset(g, 0, sizeof *g);
         g->cpu = cpu;
-        for (size_t i = 0; i < EVGROUP_MAX; i++)
+        if (n == 0)
+                return 0;
+        /* buf [3 + 2n], id [n], prev [n], then fd [n], metric [n] */
+        p = calloc(1, (3 + 4 * n) * sizeof(uint64_t) + 2 * n * sizeof(int));
+        if (!p)
+                return -ENOMEM;
+        g->buf = p;
+        g->id = p + 3 + 2 * n;
+        g->prev = g->id + n;
+        g->fd = (int *)(g->prev + n);
+        g->metric = g->fd + n;
+        for (size_t i = 0; i < n; i++)
                 g->fd[i] = -1;
+        return 0;
+}
 
-        for (size_t i = 0; i < nspecs && i < EVGROUP_MAX; i++) {
+int evgroup_open(struct evgroup *g, int cpu, const struct evspec *specs, size_t nspecs, int *err)
+{
+        int r;
+
+        nspecs = MIN(nspecs, (size_t)EVGROUP_MAX);
+        r = evgroup_alloc(g, cpu, nspecs);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < nspecs; i++) {
                 /* The leader is opened disabled and enabled once the whole
                  * group is attached: a member added to a group that is
                  * already running on its CPU is not scheduled in if its PMU
@@ -44,7 +67,7 @@ int evgroup_open(struct evgroup *g, int cpu, const struct evspec *specs, size_t 
                         .disabled = g->n == 0,
                         .inherit = 0,
                 };
-                int fd, r;
+                int fd;
 
                 fd = perf_open(&attr, cpu, g->n ? g->fd[0] : -1);
                 if (fd < 0) {
@@ -74,15 +97,12 @@ int evgroup_open(struct evgroup *g, int cpu, const struct evspec *specs, size_t 
                 g->metric[g->n] = specs[i].metric;
                 g->n++;
         }
-        if (g->n == 0)
-                return 0;
-        g->buf = calloc(3 + 2 * g->n, sizeof *g->buf);
-        if (!g->buf) {
+        if (g->n == 0) {
                 evgroup_close(g);
-                return -ENOMEM;
+                return 0;
         }
         if (ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) {
-                int r = negative_errno();
+                r = negative_errno();
                 evgroup_close(g);
                 return r;
         }
@@ -160,6 +180,8 @@ void evgroup_close(struct evgroup *g)
                         close(g->fd[i]);
         free(g->buf);
         g->buf = NULL;
+        g->fd = g->metric = NULL;
+        g->id = g->prev = NULL;
         g->n = 0;
         g->primed = false;
 }

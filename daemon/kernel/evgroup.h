@@ -15,16 +15,20 @@ struct evspec {
         const char *filter;     /* tracepoint filter, or NULL */
 };
 
+/* The members' arrays live in one allocation with the read buffer, sized
+ * for the members asked for (evgroup_alloc), so that a closed group (a
+ * CPU's hardware group where there is no PMU) costs nothing: a machine
+ * of 1024 CPUs keeps two per CPU. */
 struct evgroup {
         int cpu;
         size_t n;                       /* members open; 0 = group closed */
-        int fd[EVGROUP_MAX];            /* fd[0] is the leader */
-        uint64_t id[EVGROUP_MAX];       /* kernel ids, to match the read buffer */
-        int metric[EVGROUP_MAX];
-        uint64_t prev[EVGROUP_MAX];     /* raw values at the last read */
+        int *fd;                        /* [n]: fd[0] is the leader */
+        uint64_t *id;                   /* [n]: kernel ids, to match the read buffer */
+        int *metric;                    /* [n] */
+        uint64_t *prev;                 /* [n]: raw values at the last read */
         uint64_t prev_enabled, prev_running;
         bool primed;                    /* prev[] hold a read */
-        uint64_t *buf;                  /* read buffer: 3 + 2 * n u64 */
+        uint64_t *buf;                  /* read buffer: 3 + 2 * n u64; the allocation's start */
 };
 
 struct evdelta {
@@ -36,6 +40,9 @@ struct evdelta {
         uint64_t value[EVGROUP_MAX];    /* scaled deltas, by member */
 };
 
+/* Zero g and give it room for n members (fds -1, n left 0): for
+ * evgroup_open() and for copies that fill the members themselves. */
+int evgroup_alloc(struct evgroup *g, int cpu, size_t n);
 /* Open specs[] as one group on cpu.  err[i] gets 0 or the -errno of spec i;
  * specs that fail are left out and the next one that opens becomes the
  * leader.  Returns the number of members open (0 if none), or a fatal

@@ -13,8 +13,10 @@
  *    nothing when none of them runs;
  *  - the directory's own files: cpu.stat (user_usec, system_usec), the
  *    pressure files (cpu/memory/io.pressure: the run's tasks' stalls),
- *    and memory.stat's THP counters where the memory controller is on
- *    cgroup v2 (on a hybrid hierarchy it is on v1, and they are missing).
+ *    and memory.stat's THP and fault counters (pgfault, pgmajfault: the
+ *    run's faults with no event on the fault path) where the memory
+ *    controller is on cgroup v2 (on a hybrid hierarchy it is on v1, and
+ *    they are missing).
  * The events exist only while such a run is open.  Totals, at the run's
  * stop, are rows of level LEVEL_CGROUP (schema 0007) beside the machine's.
  */
@@ -59,6 +61,8 @@ static const struct file_counter {
         { "io.pressure", NULL, 1, M_PSI_IO_FULL, 1 },
         { "memory.stat", "thp_fault_alloc", 0, M_THP_FAULT_ALLOC, 1 },
         { "memory.stat", "thp_collapse_alloc", 0, M_THP_COLLAPSE_ALLOC, 1 },
+        { "memory.stat", "pgfault", 0, M_PGFAULT, 1 },
+        { "memory.stat", "pgmajfault", 0, M_PGMAJFAULT, 1 },
 };
 #define NFILE (sizeof file_counters / sizeof file_counters[0])
 
@@ -292,9 +296,9 @@ int owncg_open(const char *path, bool remove, const struct sampler *sm, struct o
         }
         read_files(oc->dirfd, oc->start, oc->have);
         memcpy(oc->file_prev, oc->start, sizeof oc->file_prev);
-        if (!oc->have[NFILE - 2] && faccessat(oc->dirfd, "memory.stat", F_OK, 0) < 0)
+        if (!oc->have[NFILE - 1] && faccessat(oc->dirfd, "memory.stat", F_OK, 0) < 0)
                 strbuf_appendf(notes, sizeof notes, &nl, "%sno memory.stat in %s (the memory controller is not on cgroup v2 "
-                               "here: THP counters of the run's own are not counted)", nl ? "; " : "", path);
+                               "here: THP and fault counters of the run's own are not counted)", nl ? "; " : "", path);
         if (!oc->have[2])
                 strbuf_appendf(notes, sizeof notes, &nl, "%sno cpu.pressure in %s (PSI off)", nl ? "; " : "", path);
         if (notes[0] && ret_notes)

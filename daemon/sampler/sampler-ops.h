@@ -7,7 +7,10 @@
  *                                  /proc and /sys under the configured roots
  *   sim_ops (simulate.c)           --simulate-cpus N: the real reads,
  *                                  replayed for N CPUs
- *   fault_wrap() (fault.c)         either of them, with injected faults;
+ *   fake_kernel_ops() (fakekernel.c)  a fake kernel's software counters,
+ *                                  for tests that need none of the
+ *                                  machine's; only with test seams
+ *   fault_wrap() (fault.c)         any of them, with injected faults;
  *                                  only in a --enable-test-seams build
  *
  * The tick calls through the table and never asks which one it has.

@@ -22,8 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fakekernel.h"
 #include "fault.h"
 #include "log.h"
+#include "perf.h"
 #include "sampler-internal.h"
 #include "simulate.h"
 #include "timeutil.h"
@@ -233,13 +235,20 @@ struct sampler *sampler_free(struct sampler *s)
 
 static void mark_disabled(struct sampler *s)
 {
-        for (int m = 0; m < _M_MAX; m++)
-                if (!s->enabled[m])
+        for (int m = 0; m < _M_MAX; m++) {
+                if (s->enabled[m])
+                        continue;
+                if (m == M_PAGE_FAULTS || m == M_PAGE_FAULTS_MINOR || m == M_PAGE_FAULTS_MAJOR)
+                        sampler_set_why(s, m, "disabled: per-CPU fault events cost every page fault; "
+                                        "per_cpu_faults = yes in scalemon.conf counts them (pgfault, pgmajfault: the machine's)");
+                else
                         sampler_set_why(s, m, "disabled in the configuration");
+        }
 }
 
-/* The raw reads and the CPU map: the machine's, or simulated; then,
- * in a build with test seams, faults wrapped around them if asked for. */
+/* The raw reads and the CPU map: the machine's, or simulated; in a build
+ * with test seams, a fake kernel's counters instead of perf's
+ * (fakekernel.c) and faults wrapped around them, if asked for. */
 static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char **ret_err)
 {
         struct sim *sim = NULL;
@@ -260,8 +269,10 @@ static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char 
                         return r;
                 }
         } else {
-                s->ops = &sampler_real_ops;
+                s->ops = fake_kernel_ops() ?: &sampler_real_ops;
                 s->ctx = NULL;
+                if (s->ops != &sampler_real_ops)
+                        log_warning("perf counters from a %s: its counts are not the machine's", s->ops->name);
                 r = cpumap_read(s->sysroot, &s->map);
                 if (r < 0) {
                         if (asprintf(ret_err, "cannot read the CPU map from %s/devices/system/cpu: %s", s->sysroot,
@@ -271,6 +282,16 @@ static int choose_ops(struct sampler *s, const struct sampler_config *cfg, char 
                 }
         }
         return fault_wrap(&s->ops, &s->ctx);
+}
+
+/* Mount tracefs if it is nowhere (a fresh boot); the perf source says
+ * why when it is still missing. */
+static void mount_tracefs_once(void)
+{
+        _cleanup_free_ char *path = NULL, *why = NULL;
+
+        if (tracefs_locate(true, &path, &why) == 1)
+                log_info("mounted tracefs at %s", path);
 }
 
 int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **ret_err)
@@ -318,6 +339,10 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         hz = sysconf(_SC_CLK_TCK);
         s->clk_scale = 1.0 / (double)(hz > 0 ? hz : 100);
 
+        /* tracefs before any source opens: the lock-wait source's BPF
+         * tracepoints are looked up there too, and it opens before perf */
+        if (s->mount_tracefs)
+                mount_tracefs_once();
         for (size_t i = NSOURCES; i-- > 0;) {
                 r = sources[i]->open(s, ret_err);
                 if (r < 0)

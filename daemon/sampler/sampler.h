@@ -12,10 +12,10 @@
 
 struct sampler;
 
-struct sample_value {
-        uint16_t metric;        /* enum metric_id */
-        int32_t loc;            /* cpu, node, or 0 */
+struct sample_value {           /* 16 bytes: a 1024-CPU tick holds tens of thousands */
         int64_t value;          /* delta in the raw unit (scaled for multiplexing) */
+        int32_t loc;            /* cpu, node, or 0 */
+        uint16_t metric;        /* enum metric_id */
         bool null;              /* not counted */
 };
 

@@ -160,12 +160,8 @@ int sim_new(const char *sysroot, int ncpus, struct sim **ret)
         }
         k = 0;
         for (int c = 0; c < map.ncpus; c++)
-                if (map.online[c]) {
-                        for (int g = 0; g < 2; g++)
-                                for (size_t i = 0; i < EVGROUP_MAX; i++)
-                                        sim->real[k].g[g].fd[i] = -1;
-                        sim->real[k++].cpu = c;
-                }
+                if (map.online[c])
+                        sim->real[k++].cpu = c;         /* groups closed: n 0, no fds */
         for (int n = 0; n < map.nnodes; n++)
                 if (map.has_node[n])
                         sim->real_node[sim->nreal_nodes++] = n;
@@ -202,16 +198,12 @@ static int sim_copy(struct sim *sim, struct evgroup *g, int kind, int c, const s
 {
         const struct evgroup *rg = &rs->g[kind];
 
-        memset(g, 0, sizeof *g);
-        g->cpu = c;
-        for (size_t i = 0; i < EVGROUP_MAX; i++)
-                g->fd[i] = -1;
+        int r;
+
         sim->epoch[(size_t)c * 2 + kind] = rs->epoch[kind];
-        if (rg->n == 0)
-                return 0;
-        g->buf = calloc(3 + 2 * rg->n, sizeof *g->buf);
-        if (!g->buf)
-                return -ENOMEM;
+        r = evgroup_alloc(g, c, rg->n);
+        if (r < 0 || rg->n == 0)
+                return r;
         g->n = rg->n;
         for (size_t m = 0; m < g->n; m++) {
                 g->metric[m] = rg->metric[m];

@@ -10,6 +10,9 @@
 # CLOCK_REALTIME.  This test's own clock (date +%s%N) is not shifted: it is
 # the independent measure of elapsed time.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 need_seam SCALEMON_TEST_REALTIME_OFFSET_FILE "$SCALEMOND" "$SCALEMONCTL"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"

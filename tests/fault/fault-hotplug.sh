@@ -6,6 +6,9 @@
 # exactly the sums of its samples.  (live-hotplug.sh covers hotplug
 # without a run.)
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v taskset >/dev/null || skip_all "taskset not installed"

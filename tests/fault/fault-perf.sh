@@ -10,6 +10,9 @@
 # stops with the reason in the catalogue, every other metric goes on with
 # no interval skipped, and the run open across it all keeps exact totals.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 need_seam SCALEMON_TEST_FAULTS "$SCALEMOND"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"

@@ -8,6 +8,9 @@
 # when the reader lets go everything held is written with no interval
 # missing and the log is truncated.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v python3 >/dev/null || skip_all "python3 not installed"

@@ -8,10 +8,13 @@
 # than in the first third plus 512 KiB (plus the 1 MiB ASan keeps in its
 # quarantine of freed blocks, in the sanitizer build), and SQLite stays
 # under 8 MiB.  In the
-# sanitizer build (make check-faults in CI) LeakSanitizer checks for leaks
+# sanitizer build LeakSanitizer checks for leaks
 # at exit (a leak makes the daemon exit non-zero), with ASan's quarantine
 # kept small so that the resident size means something.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 
 SECS=${SOAK_SECONDS:-60}

@@ -31,11 +31,11 @@ ctl --format json report --group-by threads --explain > "$TMP/report.json"
 [ "$(jpy 'len(d["explain"][0]["ranking"])' < "$TMP/report.json")" = 5 ]; ok $? "five strongest counters"
 jpy 'all(abs(r["rho"]) <= 1 and 0 <= r["p_value"] <= 1 for r in d["explain"][0]["ranking"])' < "$TMP/report.json" | grep -q true
 ok $? "each with rho in [-1, 1] and a p-value"
-# ranked by the weaker view's |rho| (issue 17 item 4), named in ranked_by
+# ranked by the weaker view's |rho|, named in ranked_by
 jpy '[abs(r["rho"] if r["ranked_by"] == "per second" else r["rho_per_score"]) for r in d["explain"][0]["ranking"]] == sorted([abs(r["rho"] if r["ranked_by"] == "per second" else r["rho_per_score"]) for r in d["explain"][0]["ranking"]], reverse=True)' \
         < "$TMP/report.json" | grep -q true; ok $? "strongest first, in the view that ranked each"
 
-# issue 17 item 1: a real time-like score, perf bench sched messaging -g N
+# a real time-like score, perf bench sched messaging -g N
 # (the work grows with N), its direction recorded by run exec
 if command -v perf >/dev/null && perf bench sched messaging -g 1 -l 10 >/dev/null 2>&1; then
         for g in 1 2 4; do

@@ -56,7 +56,7 @@ err 2 "no verb given" -- ctl
 err 2 "unknown metric 'nope' (scalemonctl metrics lists them)" -- ctl query nope
 err 2 "query needs a METRIC" -- ctl query
 err 2 "--since '12:00': not a time; use a run name, an RFC 3339 time" -- ctl query context_switches --since 12:00
-# (was --since yesterday, a word that is a time since issue 17 item 10)
+# (not --since yesterday: that word is a time)
 err 1 "no run named 'lastweek' (see scalemonctl runs)" -- ctl query context_switches --since lastweek
 err 2 "--until '2026-13-01': not a time" -- ctl query context_switches --until 2026-13-01
 err 2 "--step '1 sec': not a duration" -- ctl query context_switches --step "1 sec"

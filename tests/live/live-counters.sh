@@ -4,6 +4,9 @@
 # is also checked against `perf stat` on the workload, an independent
 # reading of the same kernel counter.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 HAVE_PERF=0
@@ -32,8 +35,24 @@ if [ $HAVE_PERF = 1 ]; then
         [ -n "$pc" ] && [ "$cs" -ge "$pc" ]; ok $? "daemon's system-wide count >= perf stat's count of the workload"
 fi
 
-# minor faults: M fresh 4 KiB pages
+# page faults at the defaults: the machine's, from /proc/vmstat (no event
+# on the fault path); M fresh 4 KiB pages, judged by the workload's count
+# and by /proc/vmstat's own delta over the same window
 M=20000
+v0=$(vmstat pgfault); t0=$(now_ns); out=$("$WL/wl-touch" $M); t1=$(now_ns); v1=$(vmstat pgfault)
+ok $? "touch ran: $out"
+wait_flushed "$t1"
+pf=$(total pgfault "$t0" "$t1")
+diag "pgfault: $pf over the ticks around the workload; /proc/vmstat moved $((v1 - v0)) during it, M = $M"
+[ $((v1 - v0)) -ge $M ] && [ "$pf" -ge $((v1 - v0)) ]; ok $? "pgfault >= /proc/vmstat's delta >= M ($pf >= $((v1 - v0)) >= $M)"
+out=$(ctl query page_faults --since "$(ns_to_when "$t0")" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "page_faults is not available: disabled: .*per_cpu_faults = yes"
+ok $? "page_faults at the defaults: not available, and says why, no zeros (exit $rc: $out)"
+
+# per CPU, one setting away: per_cpu_faults = yes (the three perf events)
+stop_daemon
+echo "per_cpu_faults = yes" >"$TMP/faults.conf"
+start_daemon --config "$TMP/faults.conf"
 t0=$(now_ns); out=$("$WL/wl-touch" $M); t1=$(now_ns)
 ok $? "touch ran: $out"
 wait_flushed "$t1"
@@ -52,6 +71,8 @@ if [ $HAVE_PERF = 1 ]; then
         diag "perf stat: $pc minor faults of the workload; daemon $pf"
         [ -n "$pc" ] && [ "$pc" -ge $M ] && [ "$pf" -ge "$pc" ]; ok $? "daemon >= perf stat's count >= M"
 fi
+stop_daemon
+start_daemon
 
 # migrations: N hops between two CPUs
 if [ "$(nproc)" -ge 2 ]; then

@@ -3,6 +3,9 @@
 # counters stop, the event is recorded, the daemon runs on) and comes back
 # (counters reopened, no delta for its first interval, samples resume).
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 CPU=${HOTPLUG_CPU:-1}

@@ -11,7 +11,10 @@
 # go until the file's pages in use fit, and when only runs are left, one
 # line says so and sampling goes on.
 . "${srcdir:-.}/tests/lib.sh"
-need_root
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
+fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 [ -r "$SQLITE_EXT" ] || skip_all "the SQL extension $SQLITE_EXT is not built"
 

@@ -4,6 +4,9 @@
 # samples), scores parsed from output, report --since and its three
 # formats, overlapping runs, marks, context.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 start_daemon
@@ -30,7 +33,7 @@ diag "pp1: context_switches $cs for $N round trips"
 
 # exactness: system total = sum over CPUs = sum of the run's samples
 rid=$(sql "SELECT id FROM run WHERE name = 'pp1'")
-for m in context_switches page_faults lock_contentions cpu_system; do
+for m in context_switches cpu_migrations lock_contentions cpu_system; do
         sys=$(sql "SELECT value FROM run_totals WHERE run = 'pp1' AND metric = '$m' AND level = 'system'")
         cpus=$(sql "SELECT total(value) FROM run_totals WHERE run = 'pp1' AND metric = '$m' AND level = 'cpu'")
         smp=$(sql "SELECT total(s.value) * m.scale FROM sample s JOIN metric m ON m.id = s.metric JOIN run r ON r.id = $rid
@@ -60,10 +63,10 @@ names=$(ctl --format json report --since ms1 | jpy '[r["name"] for r in d["runs"
 [ "$names" = "ms1 ms2 " ]; ok $? "report --since ms1: $names"
 names=$(ctl --format json report --since pp1 | jpy '[r["name"] for r in d["runs"]]' | tr '\n' ' ')
 [ "$names" = "pp1 campaign ms1 ms2 " ]; ok $? "report --since pp1: $names"
-jt=$(ctl --format json report --since pp1 | jpy '[round(r["metrics"]["page_faults"]["total"]) for r in d["runs"]]' | tr '\n' ' ')
-ct=$(ctl --format csv report --since pp1 | python3 -c 'import csv,sys; print(" ".join(str(round(float(r["metrics.page_faults.total"]))) for r in csv.DictReader(sys.stdin)))')
-tt=$(ctl report --since pp1 | awk '$1 == "page_faults" { printf "%s ", $2 }')
-diag "page_faults totals: json $jt / csv $ct / table $tt"
+jt=$(ctl --format json report --since pp1 | jpy '[round(r["metrics"]["pgfault"]["total"]) for r in d["runs"]]' | tr '\n' ' ')
+ct=$(ctl --format csv report --since pp1 | python3 -c 'import csv,sys; print(" ".join(str(round(float(r["metrics.pgfault.total"]))) for r in csv.DictReader(sys.stdin)))')
+tt=$(ctl report --since pp1 | awk '$1 == "pgfault" { printf "%s ", $2 }')
+diag "pgfault totals: json $jt / csv $ct / table $tt"
 [ "$jt" = "$ct " ] && [ "$jt" = "$tt" ]; ok $? "json, csv and table carry the same totals"
 ctl report --since pp1 | grep -q "^ms2: done, exit 0"; ok $? "table has one block per run"
 # VS_FIRST compares a run with the first run in range that has exactly its

@@ -4,6 +4,9 @@
 # CPU c % R (R CPUs online) with each counter multiplied by a fixed factor
 # in [0.5, 1.5), 1 for c < R; CPU c is on node c / 64.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 R=$(getconf _NPROCESSORS_ONLN)
@@ -50,7 +53,7 @@ t=$(sql "SELECT count(*) FROM tick"); diag "$t ticks written"
 
 # exact totals: system = sum over CPUs = sum of the run's samples
 rid=$(sql "SELECT id FROM run WHERE name = 'sim1'")
-for m in context_switches page_faults cpu_system; do
+for m in context_switches cpu_migrations cpu_system; do
         sys=$(sql "SELECT value FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'system'")
         cpus=$(sql "SELECT total(value) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'cpu'")
         node=$(sql "SELECT total(value) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'node'")

@@ -2,6 +2,9 @@
 # live-thp.sh - THP faults and PMD splits: the daemon's deltas against the
 # workload's known count and against /proc/vmstat read around the window.
 . "${srcdir:-.}/tests/lib.sh"
+# reads the database file with sqlite3 (sql) while scalemond runs, and that
+# file holds committed ticks only: commit every second
+COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 mode=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)

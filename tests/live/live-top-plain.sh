@@ -70,7 +70,7 @@ import json, socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 s.connect(sys.argv[1])
-m = ["context_switches", "cpu_migrations", "page_faults", "page_faults_minor", "lock_contentions",
+m = ["context_switches", "cpu_migrations", "voluntary_switches", "involuntary_switches", "lock_contentions",
      "cpu_user", "cpu_system", "cpu_idle", "cpu_iowait", "cpu_softirq"]
 s.sendall((json.dumps({"cmd": "subscribe", "metrics": m, "per": "cpu"}) + "\n").encode())
 time.sleep(30)          # and never read

@@ -73,7 +73,7 @@ chart groups aim7 groups --group-by config,ways
 chart scatter aim7 scatter lock_contentions --score jobs_per_min --group-by config
 grep -q "Spearman rho -1.00, n=18" "$TMP/scatter.json"; ok $? "scatter: title carries the correlation"
 
-# --- issue 17 item 11: the gnuplot script itself, from a stand-in that keeps it ---
+# --- the gnuplot script itself, from a stand-in that keeps it ---
 printf '#!/bin/sh\ncat > "$GP_SCRIPT"\n' > "$TMP/gp-standin"; chmod +x "$TMP/gp-standin"
 gp() {  # gp FILE DB ARGS...: the terminal chart's script into FILE
         local out=$1 db=$2; shift 2

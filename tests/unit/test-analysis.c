@@ -339,7 +339,7 @@ static void thp(void)
                         split_new |= g->changes[i].metric == metric_id_by_name("thp_split_page") && !g->changes[i].has_change;
                 }
                 ok(fault_new && split_new, "  thp_fault_alloc and thp_split_page appear only with THP on");
-                /* issue 17 item 3: "new" no longer ranks first by itself;
+                /* "new" does not rank first by itself;
                  * these are ranked as significant changes, by Welch's t */
                 fault_new = split_new = false;
                 for (size_t i = 0; i < g->nchanges; i++) {
@@ -397,7 +397,7 @@ static double spearman_noties(const double *x, const double *y, size_t n)
         return 1 - 6 * d2 / ((double)n * ((double)n * (double)n - 1));
 }
 
-/* tests/fixtures/study.json (gen-study.py): what issue 17 met. */
+/* tests/fixtures/study.json (gen-study.py): what a first real study met. */
 static void study(void)
 {
         /* messaging: seconds at -g 1, 2, 4, 8, each x 0.99, 1.00, 1.01 */

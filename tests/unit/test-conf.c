@@ -94,7 +94,7 @@ int main(void)
         bad("interval = 5ms\n", "test.conf:1: interval 5ms is out of range (10ms..1m)", "interval below 10ms");
         bad("interval = 2m\n", "out of range", "interval above 60s");
         bad("metrics = context_switches, bogus\n", "test.conf:1: unknown metric 'bogus'", "unknown metric");
-        /* issue 19: commit_interval, how much a crash may lose */
+        /* commit_interval, how much a crash may lose */
         conf_defaults(&c);
         ok(c.commit_interval_ns == CONF_DEFAULT_COMMIT, "default commit_interval");
         ok(parse("commit_interval = 30s\n", &c, &err) == 0 && c.commit_interval_ns == 30 * NS, "commit_interval 30s");
@@ -107,12 +107,31 @@ int main(void)
         bad("commit_interval = -1s\n", "test.conf:1: commit_interval '-1s' is not a duration", "commit_interval negative");
         bad("commit_interval = 1s\ncommit_interval = 2s\n", "test.conf:2: 'commit_interval' is set twice",
             "commit_interval twice");
-        /* issue 17 item 6: a set that enables nothing is refused, at the line that emptied it */
+        /* a set that enables nothing is refused, at the line that emptied it */
         bad("metrics = context_switches\nexclude = context_switches\n",
             "test.conf:2: metrics and exclude leave no metric enabled", "metrics minus exclude is empty");
         bad("exclude = context_switches\n\nmetrics = context_switches\n",
             "test.conf:3: metrics and exclude leave no metric enabled", "the later of the two lines is named");
         bad("metrics = ,\n", "test.conf:1: no metric enabled", "an empty metrics list");
+        /* the per-CPU fault events: off by default, on with per_cpu_faults = yes */
+        conf_defaults(&c);
+        ok(!c.per_cpu_faults && !c.enabled[M_PAGE_FAULTS] && !c.enabled[M_PAGE_FAULTS_MINOR] &&
+           !c.enabled[M_PAGE_FAULTS_MAJOR] && c.enabled[M_PGFAULT] && c.enabled[M_PGMAJFAULT] &&
+           c.enabled[M_CONTEXT_SWITCHES], "default: no fault event, pgfault and pgmajfault from vmstat");
+        ok(parse("per_cpu_faults = yes\n", &c, &err) == 0 && c.per_cpu_faults && c.enabled[M_PAGE_FAULTS] &&
+           c.enabled[M_PAGE_FAULTS_MINOR] && c.enabled[M_PAGE_FAULTS_MAJOR], "per_cpu_faults = yes: the three events");
+        conf_free(&c);
+        conf_defaults(&c);
+        ok(parse("per_cpu_faults = yes\nexclude = page_faults_minor\n", &c, &err) == 0 && c.enabled[M_PAGE_FAULTS] &&
+           !c.enabled[M_PAGE_FAULTS_MINOR], "per_cpu_faults = yes with exclude");
+        conf_free(&c);
+        conf_defaults(&c);
+        ok(parse("metrics = page_faults, context_switches\n", &c, &err) == 0 && !c.enabled[M_PAGE_FAULTS] &&
+           c.enabled[M_CONTEXT_SWITCHES], "metrics naming page_faults without per_cpu_faults: still off");
+        conf_free(&c);
+        bad("metrics = page_faults\n", "test.conf:1: metrics names only page-fault events, which are counted per CPU only "
+            "with per_cpu_faults = yes", "only fault events, per_cpu_faults = no");
+        bad("per_cpu_faults = maybe\n", "test.conf:1: per_cpu_faults 'maybe' is neither yes nor no", "per_cpu_faults word");
         bad("interval = 1s\ninterval = 2s\n", "test.conf:2: 'interval' is set twice", "duplicate key");
         bad("interval 1s\n", "test.conf:1: expected 'key = value'", "missing =");
         bad("database = relative.db\n", "must be an absolute path", "relative database path");

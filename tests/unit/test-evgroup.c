@@ -19,7 +19,8 @@
 
 static void fake_group(struct evgroup *g)
 {
-        memset(g, 0, sizeof *g);
+        if (evgroup_alloc(g, 0, 2) < 0)
+                abort();
         g->n = 2;
         g->id[0] = 11;
         g->id[1] = 22;
@@ -78,6 +79,7 @@ static void test_replayed(void)
                 uint64_t b[] = { 2, 7000 };
                 is_int(evgroup_decode(&g, b, 2, &d), -EIO, "short buffer refused");
         }
+        evgroup_close(&g);
 }
 
 static void test_live(void)

@@ -52,7 +52,7 @@ int main(void)
         good("{\"cmd\":\"subscribe\",\"metrics\":[\"lock_wait_ns\"]}", CMD_SUBSCRIBE, NULL);
         ok(!proto_cmd_changes_state(CMD_SUBSCRIBE) && proto_cmd_is_stream(CMD_SUBSCRIBE) &&
            !proto_cmd_is_stream(CMD_STATUS), "subscribe: anyone may, and it makes a stream");
-        good("{\"cmd\":\"totals\"}", CMD_TOTALS, NULL);      /* issue 18 */
+        good("{\"cmd\":\"totals\"}", CMD_TOTALS, NULL);
         bad("{\"cmd\":\"totals\",\"name\":\"x\"}", "'totals' does not take 'name'");
         ok(!proto_cmd_changes_state(CMD_TOTALS), "totals changes nothing: any peer that may connect may ask");
 
@@ -117,7 +117,7 @@ int main(void)
         proto_request_free(&req);
         proto_request_free(&back);
 
-        /* run-start's if_exists (issue 17, item 8) */
+        /* run-start's if_exists */
         bad("{\"cmd\":\"run-start\",\"name\":\"r\",\"if_exists\":\"overwrite\"}",
             "'if_exists' must be \"refuse\", \"number\" or \"replace\"");
         bad("{\"cmd\":\"run-start\",\"name\":\"r\",\"if_exists\":1}", "'if_exists' must be");

@@ -454,7 +454,7 @@ static void test_schema_versions(void)
         ok(access(db, F_OK) < 0, "reader did not create it");
 }
 
-/* issue 19: a new database's page size follows the CPU count; an
+/* A new database's page size follows the CPU count; an
  * existing one keeps its own */
 static void test_page_size(void)
 {

@@ -90,7 +90,7 @@ int main(void)
         ok(when_parse("-2x", now, &t) == -EINVAL, "relative with bad unit refused");
         ok(when_parse("@", now, &t) == -EINVAL, "bare @ refused");
         ok(when_parse("@-5", now, &t) == -EINVAL, "negative epoch refused");
-        /* issue 17 item 10: the words people type (this was "words refused") */
+        /* the words people type */
         ok(when_parse("today", now, &t) == 0 && t == 1764460800LL * S, "today: local midnight (TZ=UTC)");
         ok(when_parse("yesterday", now, &t) == 0 && t == 1764374400LL * S, "yesterday: the midnight before");
         ok(when_parse("-1d", now, &t) == 0 && t == now - 86400 * S, "relative -1d");
