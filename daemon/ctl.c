@@ -50,6 +50,7 @@ struct client {
         size_t inlen;
         char *out;                     /* replies not yet written */
         size_t outlen, outoff;
+        bool mid_line;                 /* out[0..outoff) sent ends inside a line */
         uint64_t requests;             /* complete requests handled */
         int passed_fd;                 /* SCM_RIGHTS, for the next request */
         bool held;                     /* input held back by invariant 3, logged */
@@ -265,6 +266,8 @@ static int flush_out(struct client *c)
                 }
                 c->outoff += (size_t)k;
         }
+        if (c->outoff > 0)
+                c->mid_line = c->out[c->outoff - 1] != '\n';
         if (c->outoff == c->outlen) {
                 c->outlen = c->outoff = 0;
                 c->held = false;
@@ -380,12 +383,45 @@ void ctl_server_set_stream(struct ctl_server *srv, ctl_stream_handler handler, c
         srv->stream_userdata = userdata;
 }
 
+/* Invariant 5: a stream over its bound stops being one.  Its unsent
+ * ticks are discarded (but the rest of a line it has begun to receive),
+ * it is told why in one error line, and the connection closes once that
+ * is read, or after CTL_IDLE_TIMEOUT_S (on_idle()). */
+static void stream_drop(struct client *c)
+{
+        size_t unsent = pending(c), keep = c->outoff;
+        uint64_t now;
+        char msg[200];
+
+        log_notice("control: dropping the subscription of pid %d (uid %u): %zu bytes of ticks unsent, over the "
+                   "bound of %d; it does not read them fast enough", (int)c->cred.pid, (unsigned)c->cred.uid, unsent,
+                   CTL_MAX_STREAM_OUTPUT);
+        if (c->mid_line) {
+                const char *nl = memchr(c->out + c->outoff, '\n', unsent);
+                keep = nl ? (size_t)(nl - c->out) + 1 : c->outlen;
+        }
+        c->outlen = keep;
+        if (c->srv->stream_gone)
+                c->srv->stream_gone(c->srv->stream_userdata, (struct ctl_stream *)c);
+        c->stream = false;
+        c->closing = true;
+        snprintf(msg, sizeof msg, "subscription dropped: %zu bytes of ticks unsent, over the bound of %d; "
+                 "read them faster, or ask for fewer metrics", unsent, CTL_MAX_STREAM_OUTPUT);
+        queue_error(c, msg);
+        flush_out(c);
+        if (sd_event_now(c->srv->event, CLOCK_MONOTONIC, &now) >= 0 &&
+            sd_event_source_set_time(c->idle_src, now + IDLE_USEC) >= 0)
+                sd_event_source_set_enabled(c->idle_src, SD_EVENT_ONESHOT);
+        if (!c->in_io)
+                sd_event_source_set_io_events(c->src, pending(c) > 0 ? EPOLLOUT : 0);
+}
+
 int ctl_stream_send(struct ctl_stream *st, const char *line, size_t len)
 {
         struct client *c = (struct client *)st;
         char *p;
 
-        if (c->drop || c->closing)
+        if (c->drop || c->closing || !c->stream)
                 return -ENOBUFS;
         p = realloc(c->out, c->outlen + len + 1);
         if (!p)
@@ -394,14 +430,16 @@ int ctl_stream_send(struct ctl_stream *st, const char *line, size_t len)
         p[c->outlen + len] = '\n';
         c->out = p;
         c->outlen += len + 1;
-        if (flush_out(c) < 0 || pending(c) > CTL_MAX_STREAM_OUTPUT) {
-                if (pending(c) > CTL_MAX_STREAM_OUTPUT)
-                        log_notice("control: dropping the subscription of pid %d (uid %u): %zu bytes of ticks unsent, "
-                                   "over the bound of %d; it does not read them fast enough",
-                                   (int)c->cred.pid, (unsigned)c->cred.uid, pending(c), CTL_MAX_STREAM_OUTPUT);
+        if (flush_out(c) < 0) {
                 if (c->in_io)
                         c->drop = true;
                 else
+                        client_free(c);
+                return -ENOBUFS;
+        }
+        if (pending(c) > CTL_MAX_STREAM_OUTPUT) {
+                stream_drop(c);
+                if (!c->in_io && pending(c) == 0)
                         client_free(c);
                 return -ENOBUFS;
         }
@@ -421,8 +459,14 @@ static int on_idle(sd_event_source *src, uint64_t usec, void *userdata)
         uint64_t before = c->requests;
         int avail = 0;
 
+        if (c->closing) {       /* told why it is closed, and did not read it */
+                log_debug("control: closing the connection of pid %d (uid %u)", (int)c->cred.pid,
+                          (unsigned)c->cred.uid);
+                client_free(c);
+                return 0;
+        }
         /* A request that arrived with the deadline is still served. */
-        if (!c->closing && ioctl(c->fd, FIONREAD, &avail) == 0 && avail > 0) {
+        if (ioctl(c->fd, FIONREAD, &avail) == 0 && avail > 0) {
                 if (client_io(c, EPOLLIN) < 0 || c->requests != before)
                         return 0;
         }

@@ -25,8 +25,10 @@ struct ctl_server;
  *      (a subscription, invariant 5) is exempt: it listens, it does not ask;
  *   5. a stream's unsent lines are at most CTL_MAX_STREAM_OUTPUT bytes: a
  *      stream whose reader falls further behind is dropped, with one log
- *      line, so that a slow reader costs the daemon neither time nor more
- *      memory than that. */
+ *      line: its unsent ticks are discarded, it is told why in one error
+ *      line, and it is closed when that is read or after
+ *      CTL_IDLE_TIMEOUT_S, so that a slow reader costs the daemon neither
+ *      time nor more memory than that. */
 #define CTL_MAX_CLIENTS      64
 #define CTL_RESERVED_CLIENTS 8
 #define CTL_MAX_LINE         PROTO_MAX_LINE
@@ -69,7 +71,7 @@ typedef void (*ctl_stream_gone)(void *userdata, struct ctl_stream *st);
 void ctl_server_set_stream(struct ctl_server *srv, ctl_stream_handler handler, ctl_stream_gone gone, void *userdata);
 /* Queue line (len bytes, no newline; one is added) and try to send it.
  * Returns 0, or -ENOBUFS after dropping the stream (invariant 5: gone()
- * has been called), or -ENOMEM. */
+ * has been called, and st is invalid), or -ENOMEM. */
 int ctl_stream_send(struct ctl_stream *st, const char *line, size_t len);
 
 /* Who may change state: root, the daemon's uid, and members of group; the

@@ -187,6 +187,7 @@ static int sync_catalogue(struct manager *m)
 static int on_tick_own(void *userdata, struct tick *t)
 {
         struct manager *m = userdata;
+        runs_watch_own(m->runs, m->store);
         return runs_own_sample(m->runs, t);
 }
 
@@ -197,6 +198,7 @@ static void on_catalogue_change(void *userdata)
         if (sync_catalogue(m) < 0)
                 log_warning("cannot record the metric catalogue: %s", store_errmsg(m->store));
         set_status(m);
+        subscribe_changed(m->subs);
 }
 
 static void log_unavailable(struct manager *m)
@@ -450,6 +452,7 @@ int manager_reload(struct manager *m, char **ret_err)
         if (r < 0)
                 log_error("reload: cannot record the new settings: %s", store_errmsg(m->store));
         set_status(m);
+        subscribe_changed(m->subs);
         log_info("configuration reloaded: %s", m->status);
         r = 0;
 out:

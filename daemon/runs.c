@@ -32,6 +32,7 @@ struct open_run {
         int ncpus;
         bool metrics[_M_MAX];          /* metrics counted at the start */
         struct owncg *own;             /* the run's own cgroup's counters, or NULL (owncg.c) */
+        enum owncg_state own_state;    /* what someone else did to it, as last seen */
         int64_t start_tick;            /* lock wait: the start's tick (max metrics) ... */
         struct lockwait_run *locks;    /* ... and its contended locks; NULL without BPF */
 };
@@ -51,7 +52,7 @@ static void open_run_clear(struct open_run *r)
 {
         int e = owncg_free(r->own);
 
-        if (e < 0 && r->name)
+        if (e < 0 && r->name && !(e == -ENOENT && r->own_state == OWNCG_REMOVED))
                 log_run(LOG_WARNING, r->name, "run %s: its cgroup stays: %s", r->name, strerror(-e));
         r->own = NULL;
         free(r->name);
@@ -272,6 +273,31 @@ static void runs_own_start(struct open_run *r, const struct runs_env *env, const
         if (r->locks && (e = lockwait_run_own(r->locks, path)) < 0)
                 log_run(LOG_WARNING, r->name, "run %s: its own lock wait will not be told apart: %s", r->name,
                         strerror(-e));
+}
+
+void runs_watch_own(struct runs *rs, struct store *st)
+{
+        for (size_t i = 0; i < rs->n; i++) {
+                struct open_run *r = &rs->v[i];
+                enum owncg_state now;
+                char text[PATH_MAX + 128];
+
+                if (!r->own || r->own_state == OWNCG_REMOVED)
+                        continue;
+                now = owncg_state(r->own);
+                if (now == r->own_state)
+                        continue;
+                snprintf(text, sizeof text,
+                         now == OWNCG_REMOVED ? "its cgroup %s was removed by someone else: its own counters stop here"
+                         : now == OWNCG_FROZEN ? "its cgroup %s was frozen by someone else (cgroup.freeze)"
+                                               : "its cgroup %s was thawed",
+                         owncg_path(r->own));
+                log_run(LOG_NOTICE, r->name, "run %s: %s", r->name, text);
+                if (store_run_add_mark(st, r->id, now_realtime_ns(), text) < 0)
+                        log_run(LOG_WARNING, r->name, "run %s: cannot record the mark: %s", r->name,
+                                store_errmsg(st));
+                r->own_state = now;
+        }
 }
 
 int runs_own_sample(struct runs *rs, struct tick *t)

@@ -87,6 +87,10 @@ int runs_delete(struct runs *rs, struct store *st, const char *name, char **ret_
  * (with *ret_err only when name is NULL) or -EINVAL (several are open). */
 int runs_pick(const struct runs *rs, const char *name, char **ret_err);
 
+/* Each open run's own cgroup, as someone else may have changed it
+ * (removed, frozen, thawed): a change is logged and recorded as a mark on
+ * the run, once.  Called every tick. */
+void runs_watch_own(struct runs *rs, struct store *st);
 /* The writer's hook on every tick: each open run's own cgroup's deltas
  * into t->own (owncg.c).  0 or -ENOMEM. */
 int runs_own_sample(struct runs *rs, struct tick *t);

@@ -17,7 +17,9 @@
  * CPU (null for an offline CPU or a group multiplexed out) or per node for
  * cpu and node metrics, one number for system ones and with "per":
  * "system".  A rate is a delta divided by the tick's interval_s.  Sending
- * it again on the same connection changes what it gets.
+ * it again on the same connection changes what it gets.  When a CPU goes
+ * offline or comes back, or a reload changes the interval or the metrics,
+ * the reply is pushed again, as things are now, before the next tick.
  *
  * The daemon never waits for a subscriber: ctl.c sends what the socket
  * takes and keeps the rest up to CTL_MAX_STREAM_OUTPUT (its invariant 5),
@@ -45,8 +47,6 @@ struct subscriber {
         struct ctl_stream *st;
         bool want[_M_MAX];              /* asked for (available or not) */
         enum per per;
-        char *line;                     /* this tick's line, or NULL */
-        size_t len;
         struct subscriber *next;
 };
 
@@ -65,6 +65,7 @@ struct subscribers {
         double *vals;                   /* this tick, [_M_MAX * nloc], catalogue unit */
         bool *nulls;                    /* not counted, [_M_MAX * nloc] */
         size_t cap;
+        bool changed;                   /* the map, interval or catalogue changed: tell them */
 };
 
 static void mark_clear(struct last_mark *mk)
@@ -93,7 +94,6 @@ static void on_gone(void *userdata, struct ctl_stream *st)
         if (!sub)
                 return;
         *pp = sub->next;
-        free(sub->line);
         free(sub);
 }
 
@@ -112,15 +112,33 @@ static json_t *metric_json(const struct subscribers *s, int id, enum per per)
         return o;
 }
 
+/* The reply to a subscription, {"subscribed": {...}}: the interval, the
+ * CPU map and the metrics asked, as they are now. */
+static json_t *info_json(const struct subscribers *s, const bool *want, enum per per)
+{
+        const struct cpumap *map = sampler_cpumap(s->sampler);
+        json_t *metrics = json_array(), *node_of = json_array(), *online = json_array();
+
+        for (int i = 0; i < _M_MAX; i++)
+                if (want[i])
+                        json_array_append_new(metrics, metric_json(s, i, per));
+        for (int c = 0; c < map->ncpus; c++) {
+                json_array_append_new(node_of, json_integer(map->node[c]));
+                json_array_append_new(online, json_boolean(map->online[c]));
+        }
+        return json_pack("{s:{s:s,s:f,s:i,s:i,s:o,s:o,s:i,s:o}}", "subscribed", "per", per_names[per], "interval_s",
+                         (double)*s->interval_ns / 1e9, "cpus", map->ncpus, "nodes", map->nnodes, "node_of", node_of,
+                         "online", online, "max_unsent_bytes", CTL_MAX_STREAM_OUTPUT, "metrics", metrics);
+}
+
 static json_t *on_subscribe(void *userdata, const struct proto_request *req, struct ctl_stream *st,
                             const struct ucred *peer, char **ret_err)
 {
         struct subscribers *s = userdata;
-        const struct cpumap *map = sampler_cpumap(s->sampler);
         struct subscriber *sub;
         bool want[_M_MAX] = { false };
         enum per per = PER_CPU;
-        json_t *metrics, *node_of, *online, *reply;
+        json_t *reply;
 
         for (size_t i = 0; i < req->nmetrics; i++) {
                 int id = metric_id_by_name(req->metrics[i]);
@@ -135,19 +153,7 @@ static json_t *on_subscribe(void *userdata, const struct proto_request *req, str
         if (req->per)
                 per = streq(req->per, "node") ? PER_NODE : streq(req->per, "system") ? PER_SYSTEM : PER_CPU;
 
-        metrics = json_array();
-        node_of = json_array();
-        online = json_array();
-        for (int i = 0; i < _M_MAX; i++)
-                if (want[i])
-                        json_array_append_new(metrics, metric_json(s, i, per));
-        for (int c = 0; c < map->ncpus; c++) {
-                json_array_append_new(node_of, json_integer(map->node[c]));
-                json_array_append_new(online, json_boolean(map->online[c]));
-        }
-        reply = json_pack("{s:{s:s,s:f,s:i,s:i,s:o,s:o,s:i,s:o}}", "subscribed", "per", per_names[per], "interval_s",
-                          (double)*s->interval_ns / 1e9, "cpus", map->ncpus, "nodes", map->nnodes, "node_of", node_of,
-                          "online", online, "max_unsent_bytes", CTL_MAX_STREAM_OUTPUT, "metrics", metrics);
+        reply = info_json(s, want, per);
         if (!reply)
                 return NULL;
 
@@ -375,37 +381,111 @@ static int densify(struct subscribers *s, const struct tick *t)
         return 0;
 }
 
-void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs)
+/* One tick line per distinct request, shared by the subscribers that
+ * asked the same (ctl.c copies it into each one's output).  Returns the
+ * number of subscribers, with their streams and lines in st[], line[],
+ * len[] and the lines to free in own[]; -ENOMEM. */
+static int tick_lines(struct subscribers *s, const struct tick *t, json_t *runs, struct ctl_stream ***ret_st,
+                      const char ***ret_line, size_t **ret_len, char ***ret_own)
+{
+        struct ctl_stream **st;
+        const char **line;
+        size_t *len, n = 0, i = 0;
+        char **own;
+
+        for (struct subscriber *sub = s->list; sub; sub = sub->next)
+                n++;
+        st = calloc(n, sizeof *st);
+        line = calloc(n, sizeof *line);
+        len = calloc(n, sizeof *len);
+        own = calloc(n, sizeof *own);
+        if (!st || !line || !len || !own) {
+                free(st);
+                free(line);
+                free(len);
+                free(own);
+                return -ENOMEM;
+        }
+        for (struct subscriber *sub = s->list; sub; sub = sub->next, i++) {
+                size_t j = 0, same = i;
+                st[i] = sub->st;
+                for (const struct subscriber *o = s->list; o != sub; o = o->next, j++)
+                        if (own[j] && o->per == sub->per && memcmp(o->want, sub->want, sizeof sub->want) == 0) {
+                                same = j;
+                                break;
+                        }
+                if (same == i)
+                        line[i] = own[i] = tick_line(s, sub, t, runs, &len[i]);
+                else {
+                        line[i] = line[same];
+                        len[i] = len[same];
+                }
+        }
+        *ret_st = st;
+        *ret_line = line;
+        *ret_len = len;
+        *ret_own = own;
+        return (int)n;
+}
+
+void subscribe_changed(struct subscribers *s)
+{
+        if (s)
+                s->changed = true;
+}
+
+/* Each subscriber's reply again, as things are now, before the tick that
+ * shows the change: clients redraw from it (top's CPU map after hotplug,
+ * the interval and the metrics' availability after a reload). */
+static void push_info(struct subscribers *s)
 {
         struct subscriber *sub, *next;
+
+        for (sub = s->list; sub; sub = next) {
+                json_t *o = info_json(s, sub->want, sub->per);
+                char *line = NULL;
+
+                next = sub->next;       /* a send may drop sub (on_gone) */
+                if (o && json_object_set_new(o, "ok", json_true()) == 0)
+                        line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+                json_decref(o);
+                if (line)
+                        ctl_stream_send(sub->st, line, strlen(line));
+                free(line);
+        }
+}
+
+void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs)
+{
+        struct ctl_stream **st;
+        const char **line;
+        size_t *len;
+        char **own;
         json_t *runs;
+        int n;
 
         if (!s || !s->list)
                 return;
-        if (densify(s, t) < 0)
+        if (t->nev > 0 || s->changed)   /* a CPU went or came back; a reload */
+                push_info(s);
+        s->changed = false;
+        if (!s->list || densify(s, t) < 0)
                 return;
         runs = runs_json(s, rs, t->t + t->dur);
         if (!runs)
                 return;
-        /* one encoding per distinct request */
-        for (sub = s->list; sub; sub = sub->next) {
-                const struct subscriber *same = NULL;
-                for (const struct subscriber *o = s->list; o != sub && !same; o = o->next)
-                        if (o->line && o->per == sub->per && memcmp(o->want, sub->want, sizeof sub->want) == 0)
-                                same = o;
-                if (same) {
-                        sub->line = strndup(same->line, same->len);
-                        sub->len = sub->line ? same->len : 0;
-                } else
-                        sub->line = tick_line(s, sub, t, runs, &sub->len);
-        }
+        n = tick_lines(s, t, runs, &st, &line, &len, &own);
         json_decref(runs);
-        /* a send may drop its subscriber (on_gone): take next first */
-        for (sub = s->list; sub; sub = next) {
-                char *line = TAKE_PTR(sub->line);
-                next = sub->next;
-                if (line)
-                        ctl_stream_send(sub->st, line, sub->len);
-                free(line);
-        }
+        if (n < 0)
+                return;
+        /* a send may drop its own subscriber (on_gone), never another */
+        for (int i = 0; i < n; i++)
+                if (line[i])
+                        ctl_stream_send(st[i], line[i], len[i]);
+        for (int i = 0; i < n; i++)
+                free(own[i]);
+        free(st);
+        free(line);
+        free(len);
+        free(own);
 }

@@ -22,6 +22,10 @@ struct subscribers *subscribe_free(struct subscribers *s);
  * their last marks) to every subscriber.  Costs nothing without one; a
  * subscriber that does not keep up is dropped by ctl.c (invariant 5). */
 void subscribe_tick(struct subscribers *s, const struct tick *t, const struct runs *rs);
+/* The CPU map, the interval or the catalogue changed (a reload, a metric
+ * that stopped): each subscriber gets its reply again before the next
+ * tick.  A tick with a hotplug event does the same by itself. */
+void subscribe_changed(struct subscribers *s);
 /* The hook after a mark in open run `run` at `time` (ns since the epoch):
  * pushed ticks show it with its run. */
 void subscribe_mark(struct subscribers *s, const char *run, int64_t time, const char *text);

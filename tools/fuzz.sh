@@ -16,8 +16,11 @@ mkdir -p "$b"
 if [ ! -f "$b/Makefile" ]; then
         (cd "$b" && "$top/configure" -q CC=clang CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $san")
 fi
+# what a library target alone does not make first: the embedded schema, the BPF skeletons
+make -s -C "$b" lib/schema-sql.c
+if grep -q '^bpf/lockwait.skel.h:' "$b/Makefile"; then make -s -C "$b" bpf/lockwait.skel.h bpf/runqwait.skel.h; fi
 make -s -C "$b" libscalemon.a libsmkernel.a libsmsampler.a libscalemond.a libscalemon-exporter.a
-libs="$(pkg-config --libs libsystemd sqlite3 jansson) -lm"
+libs="$(pkg-config --libs libsystemd sqlite3 jansson) $(pkg-config --libs libbpf 2>/dev/null) -lm"
 for t in $targets; do
         clang -g -O1 -fsanitize=fuzzer $san -I"$b" -I"$top/lib" -I"$top/daemon" -I"$top/daemon/sampler" -I"$top/daemon/kernel" -I"$top/client" -I"$top/exporter" \
                 $(pkg-config --cflags jansson) "$top/tests/fuzz/fuzz-$t.c" $(sed "s|^|$top/|" "$top/tests/fuzz/fuzz-$t.deps" 2>/dev/null || true) \

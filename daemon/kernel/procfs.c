@@ -35,49 +35,69 @@ static int parse_u64(const char **p, const char *end, uint64_t *ret)
         return 0;
 }
 
-int procstat_parse(const char *buf, size_t len, int ncpus, uint64_t (*vals)[PROCSTAT_FIELDS], bool *present)
+/* One cpuN line, p..eol, p at "cpu" and a digit: its CPU number in
+ * *ret_cpu as soon as it is read (-1 before), its columns in vals. */
+static int procstat_line(const char *p, const char *eol, int ncpus, uint64_t (*vals)[PROCSTAT_FIELDS], int *ret_cpu)
+{
+        const char *q = p + 3;
+        uint64_t cpu;
+        int r, f;
+
+        *ret_cpu = -1;
+        r = parse_u64(&q, eol, &cpu);
+        if (r < 0)
+                return r;
+        if (cpu >= (uint64_t)ncpus)
+                return -ERANGE;
+        if (q == eol || (*q != ' ' && *q != '\t'))
+                return -EINVAL;
+        *ret_cpu = (int)cpu;
+        for (f = 0; f < PROCSTAT_FIELDS; f++) {
+                const char *s = q;
+                while (s < eol && (*s == ' ' || *s == '\t'))
+                        s++;
+                if (s == eol)
+                        break;
+                r = parse_u64(&q, eol, &vals[cpu][f]);
+                if (r < 0)
+                        return r;
+        }
+        if (f < 4)      /* user nice system idle: always there */
+                return -EINVAL;
+        for (; f < PROCSTAT_FIELDS; f++)
+                vals[cpu][f] = 0;
+        while (q < eol && (*q == ' ' || *q == '\t'))
+                q++;
+        return q == eol ? 0 : -EINVAL;
+}
+
+int procstat_parse(const char *buf, size_t len, int ncpus, uint64_t (*vals)[PROCSTAT_FIELDS], bool *present,
+                   bool *bad)
 {
         const char *p = buf, *end = buf + len;
         int lines = 0;
 
-        for (int c = 0; c < ncpus; c++)
+        for (int c = 0; c < ncpus; c++) {
                 present[c] = false;
+                if (bad)
+                        bad[c] = false;
+        }
         while (p < end) {
                 const char *eol = memchr(p, '\n', (size_t)(end - p));
-                uint64_t cpu;
-                int r, f;
 
                 if (!eol)
                         eol = end;
                 if (eol - p > 3 && memcmp(p, "cpu", 3) == 0 && isdigit((unsigned char)p[3])) {
-                        const char *q = p + 3;
-                        r = parse_u64(&q, eol, &cpu);
-                        if (r < 0)
+                        int cpu, r = procstat_line(p, eol, ncpus, vals, &cpu);
+
+                        if (r < 0 && !bad)
                                 return r;
-                        if (q == eol || (*q != ' ' && *q != '\t'))
-                                return -EINVAL;
-                        if (cpu >= (uint64_t)ncpus)
-                                return -ERANGE;
-                        for (f = 0; f < PROCSTAT_FIELDS; f++) {
-                                const char *s = q;
-                                while (s < eol && (*s == ' ' || *s == '\t'))
-                                        s++;
-                                if (s == eol)
-                                        break;
-                                r = parse_u64(&q, eol, &vals[cpu][f]);
-                                if (r < 0)
-                                        return r;
+                        if (r < 0 && cpu >= 0)
+                                bad[cpu] = true;
+                        if (r >= 0) {
+                                present[cpu] = true;
+                                lines++;
                         }
-                        if (f < 4)      /* user nice system idle: always there */
-                                return -EINVAL;
-                        for (; f < PROCSTAT_FIELDS; f++)
-                                vals[cpu][f] = 0;
-                        while (q < eol && (*q == ' ' || *q == '\t'))
-                                q++;
-                        if (q != eol)
-                                return -EINVAL;
-                        present[cpu] = true;
-                        lines++;
                 }
                 p = eol + 1;
         }

@@ -12,10 +12,15 @@
 #define PROCSTAT_FIELDS 10
 
 /* Parse the cpuN lines of /proc/stat into vals[cpu][field] (USER_HZ ticks)
- * for cpu < ncpus; present[cpu] says which lines were there (offline CPUs
- * have none).  Returns the number of cpuN lines, -EINVAL when a cpu line is
- * malformed, -ERANGE for a CPU number >= ncpus or a number too large. */
-int procstat_parse(const char *buf, size_t len, int ncpus, uint64_t (*vals)[PROCSTAT_FIELDS], bool *present);
+ * for cpu < ncpus; present[cpu] says which lines were there and well
+ * formed (offline CPUs have none).  Returns the number of such lines.
+ * With bad NULL, a malformed line fails the whole parse: -EINVAL for a
+ * malformed cpu line, -ERANGE for a CPU number >= ncpus or a number too
+ * large.  With bad[ncpus], such a line is left out instead, and bad[cpu]
+ * says that CPU's line was there but malformed (a line whose CPU number
+ * cannot be read is attributed to none). */
+int procstat_parse(const char *buf, size_t len, int ncpus, uint64_t (*vals)[PROCSTAT_FIELDS], bool *present,
+                   bool *bad);
 
 /* Parse "name value" lines (/proc/vmstat, numastat): for each keys[i]
  * found, vals[i] and found[i] are set.  Unknown names are skipped.

@@ -70,6 +70,7 @@ struct owncg {
         char *path;
         bool remove;
         int dirfd;
+        int events_fd;                  /* cgroup.events, kept open (owncg_state()); -1 if none */
         int ncpus;
         int *fd;                        /* [NPERF * ncpus], -1 where not open */
         bool perf_ok[NPERF];
@@ -233,7 +234,7 @@ int owncg_open(const char *path, bool remove, const struct sampler *sm, struct o
 
         if (!oc)
                 return -ENOMEM;
-        oc->dirfd = -1;
+        oc->dirfd = oc->events_fd = -1;
         oc->remove = remove;
         oc->ncpus = map->ncpus;
         oc->path = strdup(path);
@@ -252,6 +253,7 @@ int owncg_open(const char *path, bool remove, const struct sampler *sm, struct o
                 owncg_free(oc);
                 return r;
         }
+        oc->events_fd = openat(oc->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
         for (size_t k = 0; k < NPERF; k++) {
                 int m = perf_metrics[k];
                 struct perf_event_attr attr = { .disabled = 0 };
@@ -395,6 +397,20 @@ int owncg_totals(struct owncg *oc, struct store_total **rows, size_t *n)
         return 0;
 }
 
+enum owncg_state owncg_state(const struct owncg *oc)
+{
+        char buf[256];
+        ssize_t k;
+
+        if (oc->events_fd < 0)
+                return OWNCG_RUNNING;
+        k = pread(oc->events_fd, buf, sizeof buf - 1, 0);
+        if (k < 0)              /* ENODEV: the directory was removed */
+                return OWNCG_REMOVED;
+        buf[k] = 0;
+        return strstr(buf, "frozen 1\n") ? OWNCG_FROZEN : OWNCG_RUNNING;
+}
+
 const char *owncg_path(const struct owncg *oc)
 {
         return oc->path;
@@ -411,6 +427,8 @@ int owncg_free(struct owncg *oc)
                         close(oc->fd[i]);
         if (oc->dirfd >= 0)
                 close(oc->dirfd);
+        if (oc->events_fd >= 0)
+                close(oc->events_fd);
         if (oc->remove && oc->path && rmdir(oc->path) < 0)
                 r = negative_errno();
         free(oc->fd);

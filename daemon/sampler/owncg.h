@@ -39,6 +39,12 @@ int owncg_sample(struct owncg *oc, int64_t run, struct tick *t);
  * catalogue units), growing it; *n counts them. */
 int owncg_totals(struct owncg *oc, struct store_total **rows, size_t *n);
 
+/* What someone else may have done to the directory, from its
+ * cgroup.events (one pread of a file kept open): nothing, frozen it
+ * (cgroup.freeze), or removed it (its counters then stop). */
+enum owncg_state { OWNCG_RUNNING, OWNCG_FROZEN, OWNCG_REMOVED };
+enum owncg_state owncg_state(const struct owncg *oc);
+
 const char *owncg_path(const struct owncg *oc);
 
 /* Close the events; remove the directory if owncg_open() was told to (it

@@ -25,6 +25,7 @@ struct cpu_state {
         bool read_failed;                       /* its last read() failed: said once */
         uint64_t stat_prev[PROCSTAT_FIELDS];
         bool stat_primed;
+        bool stat_bad;                          /* its /proc/stat line was malformed last tick: said once */
 };
 
 struct sampler {
@@ -53,6 +54,7 @@ struct sampler {
         struct procfile *numa;                  /* [map.nnodes], fd -1 if none */
         uint64_t (*stat_vals)[PROCSTAT_FIELDS]; /* [map.ncpus], scratch */
         bool *stat_present;                     /* [map.ncpus], scratch */
+        bool *stat_malformed;                   /* [map.ncpus], scratch: a line there but malformed */
 
         const char *vm_key[_M_MAX];
         int vm_metric[_M_MAX];
@@ -63,9 +65,13 @@ struct sampler {
         size_t numa_want;
         uint64_t vm_prev[_M_MAX];
         bool vm_primed;
+        bool vm_bad;                            /* its last read failed: said once */
 
         uint64_t (*numa_prev)[NUMA_KEYS];       /* [map.nnodes] */
         bool *numa_primed;
+        bool *numa_bad;                         /* [map.nnodes]: its last read failed, said once */
+        bool *numa_new;                         /* [map.nnodes], scratch: came online this tick */
+        bool nodes_bad;                         /* node/online could not be read: said once */
 
         /* scheduler pressure (sampler-pressure.c), NULL until opened */
         struct pressure_state *pressure;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
 #include "sampler-internal.h"
 
 static const int numa_metrics[NUMA_KEYS] = { M_NUMA_HIT, M_NUMA_MISS, M_NUMA_FOREIGN,
@@ -198,21 +199,27 @@ static int numastat_probe(struct sampler *s, const bool *was_enabled, char **ret
         return 0;
 }
 
-/* The nodes are those of the map at start: one that appears later is
- * not read. */
-static int numastat_open(struct sampler *s, char **ret_err)
+static void open_numastat(struct sampler *s, int n)
 {
         char name[64];
 
+        snprintf(name, sizeof name, "devices/system/node/node%d/numastat", s->ops->numa_file(s->ctx, n));
+        open_file(&s->numa[n], s->sysroot, name);
+}
+
+/* The nodes of the map at start; one that comes online later is opened
+ * by sample_numastat(). */
+static int numastat_open(struct sampler *s, char **ret_err)
+{
         s->numa = calloc(s->map.nnodes, sizeof *s->numa);
-        if (!s->numa)
+        s->numa_bad = calloc(s->map.nnodes, sizeof *s->numa_bad);
+        s->numa_new = calloc(s->map.nnodes, sizeof *s->numa_new);
+        if (!s->numa || !s->numa_bad || !s->numa_new)
                 return -ENOMEM;
         for (int n = 0; n < s->map.nnodes; n++) {
                 s->numa[n].fd = -1;
-                if (!s->map.has_node[n])
-                        continue;
-                snprintf(name, sizeof name, "devices/system/node/node%d/numastat", s->ops->numa_file(s->ctx, n));
-                open_file(&s->numa[n], s->sysroot, name);
+                if (s->map.has_node[n])
+                        open_numastat(s, n);
         }
         return numastat_probe(s, NULL, ret_err);
 }
@@ -222,7 +229,33 @@ static void numastat_close(struct sampler *s)
         for (int n = 0; s->numa && n < s->map.nnodes; n++)
                 procfile_close(&s->numa[n]);
         free(s->numa);
+        free(s->numa_bad);
+        free(s->numa_new);
         s->numa = NULL;
+        s->numa_bad = s->numa_new = NULL;
+}
+
+/* CPU c's /proc/stat line was malformed: its values are not measured
+ * this interval (NULL), and its baseline is kept, so the next interval's
+ * delta carries both and its totals stay exact.  Said once until it parses
+ * again. */
+static int procstat_malformed(struct sampler *s, struct tick *t, int c, bool emit_ok)
+{
+        struct cpu_state *cs = &s->cpu[c];
+
+        if (!cs->stat_bad)
+                log_cpu(LOG_WARNING, c, "cpu %d: its line in %s/stat is malformed; its cpu_* values are not measured "
+                        "until it parses again", c, s->procroot);
+        cs->stat_bad = true;
+        if (!emit_ok || !cs->stat_primed)
+                return 0;
+        for (int m = M_CPU_USER; m <= M_CPU_GUEST; m++)
+                if (s->enabled[m] && s->available[m]) {
+                        int r = sampler_emit(s, t, m, c, 0, true);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
 }
 
 static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
@@ -239,14 +272,24 @@ static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
         r = s->ops->procstat(s->ctx, s->stat.buf, s->stat.len, &buf, &len);
         if (r < 0)
                 return r;
-        r = procstat_parse(buf, len, s->map.ncpus, s->stat_vals, s->stat_present);
+        r = procstat_parse(buf, len, s->map.ncpus, s->stat_vals, s->stat_present, s->stat_malformed);
         if (r < 0)
                 return r;
         for (int c = 0; c < s->map.ncpus; c++) {
                 struct cpu_state *cs = &s->cpu[c];
+                if (s->stat_malformed[c]) {
+                        r = procstat_malformed(s, t, c, emit_ok);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (!s->stat_present[c]) {
                         cs->stat_primed = false;
                         continue;
+                }
+                if (cs->stat_bad) {
+                        log_cpu(LOG_NOTICE, c, "cpu %d: its line in %s/stat parses again", c, s->procroot);
+                        cs->stat_bad = false;
                 }
                 if (emit_ok && cs->stat_primed)
                         for (int m = M_CPU_USER; m <= M_CPU_GUEST; m++) {
@@ -264,6 +307,22 @@ static int sample_procstat(struct sampler *s, struct tick *t, bool emit_ok)
         return 0;
 }
 
+/* Emit NULL (not measured) for the enabled, available metrics in ms[0..n)
+ * at loc, when a delta would have been emitted. */
+static int emit_nulls(struct sampler *s, struct tick *t, const int *ms, size_t n, int loc)
+{
+        for (size_t i = 0; i < n; i++)
+                if (s->enabled[ms[i]] && s->available[ms[i]]) {
+                        int r = sampler_emit(s, t, ms[i], loc, 0, true);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+/* A read or parse of /proc/vmstat that failed loses only its values for
+ * the interval: they are NULL, the baseline is kept (the next interval's
+ * deltas carry both), said once until it reads again. */
 static int sample_vmstat(struct sampler *s, struct tick *t, bool emit_ok)
 {
         uint64_t vals[_M_MAX];
@@ -273,8 +332,16 @@ static int sample_vmstat(struct sampler *s, struct tick *t, bool emit_ok)
         if (s->vmstat.fd < 0 || s->nvm == 0)
                 return 0;
         r = kv_read(&s->vmstat, &s->vm_set, s->vm_want, true, vals, found);
-        if (r < 0)
-                return r;
+        if (r < 0) {
+                if (!s->vm_bad)
+                        log_warning("cannot read %s/vmstat (%s); its values are not measured until it reads again",
+                                    s->procroot, strerror(-r));
+                s->vm_bad = true;
+                return emit_ok && s->vm_primed ? emit_nulls(s, t, s->vm_metric, s->nvm, 0) : 0;
+        }
+        if (s->vm_bad)
+                log_notice("%s/vmstat reads again", s->procroot);
+        s->vm_bad = false;
         for (size_t i = 0; i < s->nvm; i++) {
                 int m = s->vm_metric[i];
                 if (!found[i])
@@ -290,32 +357,74 @@ static int sample_vmstat(struct sampler *s, struct tick *t, bool emit_ok)
         return 0;
 }
 
-static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
+/* Nodes that came online since the last tick (node/online): their
+ * numastat opened, primed this tick, counted from the next. */
+static void numastat_new_nodes(struct sampler *s)
+{
+        int r = cpumap_refresh_nodes(&s->map, s->sysroot, s->numa_new);
+
+        if (r < 0) {
+                if (!s->nodes_bad)
+                        log_warning("cannot follow the nodes in %s/devices/system/node/online (%s); "
+                                    "a node that comes online is not counted", s->sysroot, strerror(-r));
+                s->nodes_bad = true;
+                return;
+        }
+        s->nodes_bad = false;
+        for (int n = 0; r > 0 && n < s->map.nnodes; n++)
+                if (s->numa_new[n]) {
+                        open_numastat(s, n);
+                        s->numa_primed[n] = false;
+                        log_notice("node %d came online, counting its numastat%s", n,
+                                   s->numa[n].fd < 0 ? " (but it has none)" : "");
+                }
+}
+
+/* One node's numastat; a read or parse that failed loses only that
+ * node's values for the interval, as for /proc/vmstat. */
+static int sample_node(struct sampler *s, struct tick *t, bool emit_ok, int n)
 {
         uint64_t vals[NUMA_KEYS];
         bool found[NUMA_KEYS];
-        int r;
+        int r = kv_read(&s->numa[n], &s->numa_set, s->numa_want, false, vals, found);
 
+        if (r < 0) {
+                if (!s->numa_bad[n])
+                        log_warning("cannot read node %d's numastat (%s); its values are not measured until it reads "
+                                    "again", n, strerror(-r));
+                s->numa_bad[n] = true;
+                return emit_ok && s->numa_primed[n] ? emit_nulls(s, t, numa_metrics, NUMA_KEYS, n) : 0;
+        }
+        if (s->numa_bad[n])
+                log_notice("node %d's numastat reads again", n);
+        s->numa_bad[n] = false;
+        for (int k = 0; k < NUMA_KEYS; k++) {
+                int m = numa_metrics[k];
+                if (!found[k])
+                        continue;
+                vals[k] = s->ops->numa_value(s->ctx, n, k, vals[k]);
+                if (emit_ok && s->numa_primed[n] && s->enabled[m] && s->available[m]) {
+                        uint64_t p = s->numa_prev[n][k];
+                        r = sampler_emit(s, t, m, n, vals[k] >= p ? vals[k] - p : 0, false);
+                        if (r < 0)
+                                return r;
+                }
+                s->numa_prev[n][k] = vals[k];
+        }
+        s->numa_primed[n] = true;
+        return 0;
+}
+
+static int sample_numastat(struct sampler *s, struct tick *t, bool emit_ok)
+{
+        numastat_new_nodes(s);
         for (int n = 0; n < s->map.nnodes; n++) {
+                int r;
                 if (s->numa[n].fd < 0)
                         continue;
-                r = kv_read(&s->numa[n], &s->numa_set, s->numa_want, false, vals, found);
+                r = sample_node(s, t, emit_ok, n);
                 if (r < 0)
                         return r;
-                for (int k = 0; k < NUMA_KEYS; k++) {
-                        int m = numa_metrics[k];
-                        if (!found[k])
-                                continue;
-                        vals[k] = s->ops->numa_value(s->ctx, n, k, vals[k]);
-                        if (emit_ok && s->numa_primed[n] && s->enabled[m] && s->available[m]) {
-                                uint64_t p = s->numa_prev[n][k];
-                                r = sampler_emit(s, t, m, n, vals[k] >= p ? vals[k] - p : 0, false);
-                                if (r < 0)
-                                        return r;
-                        }
-                        s->numa_prev[n][k] = vals[k];
-                }
-                s->numa_primed[n] = true;
         }
         return 0;
 }

@@ -217,6 +217,7 @@ struct sampler *sampler_free(struct sampler *s)
         free(s->numa_primed);
         free(s->stat_vals);
         free(s->stat_present);
+        free(s->stat_malformed);
         for (int m = 0; m < _M_MAX; m++)
                 free(s->why[m]);
         free(s->tracefs);
@@ -302,7 +303,7 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         if (!s)
                 return -ENOMEM;
         s->stat.fd = s->vmstat.fd = -1;
-        s->map.online_fd = -1;
+        s->map.online_fd = s->map.node_online_fd = -1;
         s->sysroot = strdup(cfg->sysroot ? cfg->sysroot : "/sys");
         s->procroot = strdup(cfg->procroot ? cfg->procroot : "/proc");
         if (!s->sysroot || !s->procroot) {
@@ -319,10 +320,12 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
         s->cpu = calloc(s->map.ncpus, sizeof *s->cpu);
         s->stat_vals = calloc(s->map.ncpus, sizeof *s->stat_vals);
         s->stat_present = calloc(s->map.ncpus, sizeof *s->stat_present);
+        s->stat_malformed = calloc(s->map.ncpus, sizeof *s->stat_malformed);
         s->numa_prev = calloc(s->map.nnodes, sizeof *s->numa_prev);
         s->numa_primed = calloc(s->map.nnodes, sizeof *s->numa_primed);
         s->totals = calloc((size_t)_M_MAX * s->nloc, sizeof *s->totals);
-        if (!s->cpu || !s->stat_vals || !s->stat_present || !s->numa_prev || !s->numa_primed || !s->totals) {
+        if (!s->cpu || !s->stat_vals || !s->stat_present || !s->stat_malformed || !s->numa_prev || !s->numa_primed ||
+            !s->totals) {
                 r = -ENOMEM;
                 goto fail;
         }

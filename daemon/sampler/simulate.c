@@ -123,7 +123,7 @@ struct sim *sim_free(struct sim *sim)
 
 int sim_new(const char *sysroot, int ncpus, struct sim **ret)
 {
-        struct cpumap map = { .online_fd = -1 };
+        struct cpumap map = { .online_fd = -1, .node_online_fd = -1 };
         struct sim *sim;
         int r, k;
 
@@ -308,7 +308,7 @@ int sim_procstat(struct sim *sim, const char *buf, size_t len, const char **ret,
         char *p = sim->stat_buf;
         int r;
 
-        r = procstat_parse(buf, len, sim->real_ncpus, sim->stat_vals, sim->stat_present);
+        r = procstat_parse(buf, len, sim->real_ncpus, sim->stat_vals, sim->stat_present, NULL);
         if (r < 0)
                 return r;
         for (int c = 0; c < sim->ncpus; c++) {

@@ -65,7 +65,7 @@ static int procstat(const char *name, int ncpus, uint64_t (*vals)[PROCSTAT_FIELD
 {
         size_t len;
         char *buf = fixture(name, &len);
-        int r = procstat_parse(buf, len, ncpus, vals, present);
+        int r = procstat_parse(buf, len, ncpus, vals, present, NULL);
         free(buf);
         return r;
 }
@@ -109,6 +109,18 @@ static void test_procstat(void)
         is_int(procstat("procstat-cpu-out-of-range.txt", 2, v, present), -ERANGE, "cpu7 on a 2-CPU map refused");
         is_int(procstat("procstat-overflow.txt", 2, v, present), -ERANGE, "64-bit overflow refused");
         is_int(procstat("procstat-bad-cpu.txt", 2, v, present), -EINVAL, "cpu0x refused");
+
+        {
+                /* with bad[]: a malformed line loses only its CPU */
+                static const char txt[] = "cpu  9 9 9 9\ncpu0 1 2 3 4 5\ncpu1 1 2 x3 4\ncpu2 1 2\ncpu9 1 2 3 4\n"
+                                          "cpu3 10 20 30 40 50 60 70 80 90 100\nintr 1\n";
+                bool bad[4];
+                r = procstat_parse(txt, sizeof txt - 1, 4, v, present, bad);
+                is_int(r, 2, "with bad[]: the 2 good lines parsed");
+                ok(present[0] && !present[1] && !present[2] && present[3] && v[3][9] == 100 && v[0][4] == 5,
+                   "cpu0 and cpu3 present with their values");
+                ok(!bad[0] && bad[1] && bad[2] && !bad[3], "cpu1 (letters) and cpu2 (short) marked bad; cpu9 is no CPU");
+        }
 }
 
 static int kv(const char *name, const char *const *keys, size_t n, uint64_t *vals, bool *found)
