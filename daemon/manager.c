@@ -22,6 +22,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "caps.h"
 #include "ctl.h"
 #include "log.h"
 #include "macro.h"
@@ -476,44 +477,6 @@ static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, vo
 
 /* ---- life cycle ---- */
 
-/* CAP_DAC_READ_SEARCH is needed for one thing: reading tracepoint ids
- * through tracefs' mode 0700 (scalemon.service grants it for that).  The
- * sampler reads them once, in sampler_new(), and keeps them, so the
- * capability goes from the effective, permitted and inheritable sets right
- * after; the kernel then clears it from the ambient set too.  The same for
- * the lock wait program's CAP_BPF, which loads the BPF program in
- * sampler_new() too (its maps are read through descriptors held since;
- * kernels before 6.5 with kernel.unprivileged_bpf_disabled want CAP_BPF
- * for that too: then runs record no locks, and say so), and CAP_SYSLOG,
- * which a root daemon holds when it opens /proc/kallsyms (lockwait.c keeps
- * the file).  CAP_PERFMON stays: hotplug and reloads open counters.
- * Returns 1 if one was dropped, 0 if none was held. */
-static int drop_dac_read_search(void)
-{
-        static const int caps[] = { CAP_DAC_READ_SEARCH, CAP_BPF, CAP_SYSLOG };
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-        bool held = false;
-
-        if (syscall(SYS_capget, &h, d) < 0)
-                return negative_errno();
-        for (size_t k = 0; k < ELEMENTSOF(caps); k++) {
-                const int i = CAP_TO_INDEX(caps[k]);
-                const uint32_t bit = CAP_TO_MASK(caps[k]);
-                if (!((d[i].effective | d[i].permitted | d[i].inheritable) & bit))
-                        continue;
-                held = true;
-                d[i].effective &= ~bit;
-                d[i].permitted &= ~bit;
-                d[i].inheritable &= ~bit;
-        }
-        if (!held)
-                return 0;
-        if (syscall(SYS_capset, &h, d) < 0)
-                return negative_errno();
-        return 1;
-}
-
 struct manager *manager_free(struct manager *m)
 {
         if (!m)
@@ -562,14 +525,108 @@ static void remove_database(const char *path)
         }
 }
 
+/* The control socket checked, the database opened (*db_created: by this
+ * start), the sampler and the writer made, the start recorded. */
+static int manager_open(struct manager *m, const struct manager_options *opts, bool *db_created, char **db_path,
+                        char **ret_err)
+{
+        struct sampler_config sc = { 0 };
+        int r;
+
+        /* Every refusal that can be known before creating a file comes
+         * first: the control socket another daemon listens on (a second
+         * daemon with another --db must not leave a database behind). */
+        r = ctl_server_check(m->conf.socket, ret_err);
+        if (r < 0)
+                return r;
+        /* Then the database: a second daemon on the same file stops here,
+         * before it opens a single counter.  One this start creates is
+         * removed again if the start fails after all. */
+        *db_created = access(m->conf.database, F_OK) < 0 && errno == ENOENT;
+        *db_path = strdup(m->conf.database);
+        if (!*db_path)
+                return -ENOMEM;
+        /* a new database's page size from the CPU count */
+        r = store_open_sized(m->conf.database,
+                             store_page_size_for(opts->simulate_cpus ? opts->simulate_cpus
+                                                                     : (int)sysconf(_SC_NPROCESSORS_CONF)),
+                             &m->store, ret_err);
+        if (r < 0) {
+                *db_created = false;
+                return r;
+        }
+
+        memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
+        sc.sysroot = m->sysroot;
+        sc.procroot = m->procroot;
+        sc.mount_tracefs = !opts->sysroot;      /* never mount anything under a fixture tree */
+        sc.simulate_cpus = opts->simulate_cpus;
+        r = sampler_new(&sc, &m->sampler, ret_err);
+        if (r < 0)
+                return r;
+        r = caps_drop_start_up();
+        if (r < 0)
+                log_warning("cannot drop CAP_DAC_READ_SEARCH, CAP_BPF and CAP_SYSLOG after start-up, keeping them: %s",
+                            strerror(-r));
+
+        r = runs_new(&m->runs);
+        if (r >= 0)
+                r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
+        if (r < 0)
+                return r;
+        r = writer_open_head(m->writer, ret_err);
+        if (r < 0)
+                return r;
+        writer_set_tick_hook(m->writer, on_sampled, m);
+        writer_set_own_hook(m->writer, on_tick_own, m);    /* runs' own cgroups per tick (owncg.c) */
+        r = record_start(m);
+        if (r < 0) {
+                if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
+                        *ret_err = NULL;
+                return r;
+        }
+
+        return 0;
+}
+
+/* The event loop: the signals, the watchdog, the control socket and the
+ * subscriptions. */
+static int manager_events(struct manager *m, char **ret_err)
+{
+        sigset_t ss;
+        int r;
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return r;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_stop, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, on_stop, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload, m);
+        if (r >= 0)
+                r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                return r;
+        r = ctl_server_new(m->event, m->conf.socket, requests_handle, m, &m->ctl, ret_err);
+        if (r >= 0)
+                r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);
+        if (r < 0)
+                return r;
+        return 0;
+}
+
 int manager_new(const struct conf *conf, const struct manager_options *opts, struct manager **ret, char **ret_err)
 {
         _cleanup_free_ char *db_path = NULL;
         bool db_created = false;
         struct manager *m;
-        struct sampler_config sc = { 0 };
         const char *cmd;
-        sigset_t ss;
         int r;
 
         if (requests_check(&cmd) < 0) {
@@ -592,81 +649,9 @@ int manager_new(const struct conf *conf, const struct manager_options *opts, str
                 return -ENOMEM;
         }
 
-        /* Every refusal that can be known before creating a file comes
-         * first: the control socket another daemon listens on (a second
-         * daemon with another --db must not leave a database behind). */
-        r = ctl_server_check(m->conf.socket, ret_err);
-        if (r < 0)
-                goto fail;
-        /* Then the database: a second daemon on the same file stops here,
-         * before it opens a single counter.  One this start creates is
-         * removed again if the start fails after all. */
-        db_created = access(m->conf.database, F_OK) < 0 && errno == ENOENT;
-        db_path = strdup(m->conf.database);
-        if (!db_path) {
-                r = -ENOMEM;
-                goto fail;
-        }
-        /* a new database's page size from the CPU count */
-        r = store_open_sized(m->conf.database,
-                             store_page_size_for(opts->simulate_cpus ? opts->simulate_cpus
-                                                                     : (int)sysconf(_SC_NPROCESSORS_CONF)),
-                             &m->store, ret_err);
-        if (r < 0) {
-                db_created = false;
-                goto fail;
-        }
-
-        memcpy(sc.enabled, m->conf.enabled, sizeof sc.enabled);
-        sc.sysroot = m->sysroot;
-        sc.procroot = m->procroot;
-        sc.mount_tracefs = !opts->sysroot;      /* never mount anything under a fixture tree */
-        sc.simulate_cpus = opts->simulate_cpus;
-        r = sampler_new(&sc, &m->sampler, ret_err);
-        if (r < 0)
-                goto fail;
-        r = drop_dac_read_search();
-        if (r < 0)
-                log_warning("cannot drop CAP_DAC_READ_SEARCH, CAP_BPF and CAP_SYSLOG after start-up, keeping them: %s",
-                            strerror(-r));
-
-        r = runs_new(&m->runs);
+        r = manager_open(m, opts, &db_created, &db_path, ret_err);
         if (r >= 0)
-                r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
-        if (r < 0)
-                goto fail;
-        r = writer_open_head(m->writer, ret_err);
-        if (r < 0)
-                goto fail;
-        writer_set_tick_hook(m->writer, on_sampled, m);
-        writer_set_own_hook(m->writer, on_tick_own, m);    /* runs' own cgroups per tick (owncg.c) */
-        r = record_start(m);
-        if (r < 0) {
-                if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
-                        *ret_err = NULL;
-                goto fail;
-        }
-
-        r = sd_event_default(&m->event);
-        if (r < 0)
-                goto fail;
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigaddset(&ss, SIGHUP);
-        sigprocmask(SIG_BLOCK, &ss, NULL);
-        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_stop, m);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGINT, on_stop, m);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload, m);
-        if (r >= 0)
-                r = sd_event_set_watchdog(m->event, true);
-        if (r < 0)
-                goto fail;
-        r = ctl_server_new(m->event, m->conf.socket, requests_handle, m, &m->ctl, ret_err);
-        if (r >= 0)
-                r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);
+                r = manager_events(m, ret_err);
         if (r < 0)
                 goto fail;
         set_control_group(m);

@@ -123,6 +123,10 @@ static int lock_array(json_t *a, json_t *lost, struct store_lock **ret, size_t *
                 v[i].total_wait_ns = json_integer_value(json_object_get(o, "total_wait_ns"));
                 v[i].max_wait_ns = json_integer_value(json_object_get(o, "max_wait_ns"));
                 v[i].min_wait_ns = json_integer_value(json_object_get(o, "min_wait_ns"));
+                v[i].locks = json_integer_value(json_object_get(o, "locks"));
+                v[i].has_own = json_is_integer(json_object_get(o, "own_contended"));
+                v[i].own_contended = json_integer_value(json_object_get(o, "own_contended"));
+                v[i].own_total_wait_ns = json_integer_value(json_object_get(o, "own_total_wait_ns"));
         }
         if (lost)
                 *ret_lost = (struct store_lock_lost){ .known = true,
@@ -130,7 +134,38 @@ static int lock_array(json_t *a, json_t *lost, struct store_lock **ret, size_t *
                                                       .unattributed = json_integer_value(json_object_get(lost, "unattributed")),
                                                       .unattributed_ns =
                                                               json_integer_value(json_object_get(lost, "unattributed_ns")),
-                                                      .nested = -1 };   /* not exported */
+                                                      .nested = json_is_integer(json_object_get(lost, "nested"))
+                                                                        ? json_integer_value(json_object_get(lost, "nested"))
+                                                                        : -1 };
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+/* "lock_objects" (validated) into rows for store_run_import(). */
+static int lock_object_array(json_t *a, struct store_lock_obj **ret, size_t *ret_n)
+{
+        struct store_lock_obj *v = NULL;
+        size_t n = json_array_size(a), i;
+        json_t *o;
+
+        if (n > 0) {
+                v = calloc(n, sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+        }
+        json_array_foreach(a, i, o) {
+                snprintf(v[i].lock, sizeof v[i].lock, "%s", json_string_value(json_object_get(o, "lock")));
+                snprintf(v[i].name, sizeof v[i].name, "%s", json_string_value(json_object_get(o, "name")));
+                snprintf(v[i].type, sizeof v[i].type, "%s", json_string_value(json_object_get(o, "type")));
+                v[i].contended = json_integer_value(json_object_get(o, "contended"));
+                v[i].total_wait_ns = json_integer_value(json_object_get(o, "total_wait_ns"));
+                v[i].max_wait_ns = json_integer_value(json_object_get(o, "max_wait_ns"));
+                v[i].callers = json_integer_value(json_object_get(o, "callers"));
+                v[i].has_own = json_is_integer(json_object_get(o, "own_contended"));
+                v[i].own_contended = json_integer_value(json_object_get(o, "own_contended"));
+                v[i].own_total_wait_ns = json_integer_value(json_object_get(o, "own_total_wait_ns"));
+        }
         *ret = v;
         *ret_n = n;
         return 0;
@@ -264,6 +299,7 @@ static int insert_run(struct store *s, json_t *r, int64_t host, const char *host
         _cleanup_free_ struct store_mark *marks = NULL;
         _cleanup_free_ struct store_total *totals = NULL;
         _cleanup_free_ struct store_lock *locks = NULL;
+        _cleanup_free_ struct store_lock_obj *lock_objects = NULL;
         struct store_lock_lost locks_lost = { 0 };
         json_t *exit_status = json_object_get(r, "exit_status"), *command = json_object_get(r, "command"),
                *length = json_object_get(r, "length_ns"), *vsw = json_object_get(r, "voluntary_switches"),
@@ -303,9 +339,12 @@ static int insert_run(struct store *s, json_t *r, int64_t host, const char *host
         if (e >= 0)
                 e = lock_array(json_object_get(r, "locks"), json_object_get(r, "locks_lost"), &locks, &ri.nlocks,
                                &locks_lost);
+        if (e >= 0)
+                e = lock_object_array(json_object_get(r, "lock_objects"), &lock_objects, &ri.nlock_objects);
         if (e < 0)
                 return e;
         ri.locks = locks;
+        ri.lock_objects = lock_objects;
         ri.locks_lost = locks_lost.known ? &locks_lost : NULL;
         if (ctx)
                 qsort(ctx, ri.ncontext, sizeof *ctx, cmp_kv_key);

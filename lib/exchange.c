@@ -9,6 +9,11 @@
  *              "start_ns", "end_ns", "length_ns", "exit_status", "wall_s", "user_s", "sys_s",
  *              "command", "tags": {K: V}, "scores": {K: N}, "context": {K: V},
  *              "marks": [{"time", "time_ns", "text"}],
+ *              "locks": [{"caller", "type", "contended", "total_wait_ns", "max_wait_ns",
+ *                         "min_wait_ns", "locks"?, "own_contended"?, "own_total_wait_ns"?}],
+ *              "locks_lost": {"untimed", "unattributed", "unattributed_ns", "nested"?},
+ *              "lock_objects": [{"lock", "name", "type", "contended", "total_wait_ns",
+ *                                "max_wait_ns", "callers", "own_contended"?, "own_total_wait_ns"?}],
  *              "totals": {"system": {METRIC: N}, "node": {"0": {METRIC: N}},
  *                         "cpu": {"0": {METRIC: N}}}}]}
  *
@@ -50,11 +55,44 @@ static json_t *kv_object(const struct store_kv *kv, size_t n)
 
 /* A run's contended locks (lock wait by BPF): "locks" and "locks_lost",
  * set on jr only where the run has them. */
+static void own_to_json(json_t *o, bool has_own, int64_t contended, int64_t total_wait_ns)
+{
+        if (!has_own)
+                return;
+        json_object_set_new(o, "own_contended", json_integer(contended));
+        json_object_set_new(o, "own_total_wait_ns", json_integer(total_wait_ns));
+}
+
+/* "lock_objects": the run's locks by lock object (schema 0008 on). */
+static int lock_objects_to_json(struct store *s, int64_t run, json_t *jr)
+{
+        _cleanup_free_ struct store_lock_obj *o = NULL;
+        size_t n = 0;
+        json_t *a;
+        int r = store_run_lock_objects_get(s, run, &o, &n);
+
+        if (r < 0 || n == 0)
+                return r < 0 ? r : 0;
+        a = json_array();
+        for (size_t i = 0; a && i < n; i++) {
+                json_t *e = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "lock", o[i].lock, "name", o[i].name, "type",
+                                      o[i].type, "contended", (json_int_t)o[i].contended, "total_wait_ns",
+                                      (json_int_t)o[i].total_wait_ns, "max_wait_ns", (json_int_t)o[i].max_wait_ns,
+                                      "callers", (json_int_t)o[i].callers);
+                own_to_json(e, o[i].has_own, o[i].own_contended, o[i].own_total_wait_ns);
+                json_array_append_new(a, e);
+        }
+        if (!a)
+                return -ENOMEM;
+        json_object_set_new(jr, "lock_objects", a);
+        return 0;
+}
+
 static int locks_to_json(struct store *s, int64_t run, json_t *jr)
 {
         _cleanup_free_ struct store_lock *v = NULL;
         struct store_lock_lost lost = { 0 };
-        json_t *a;
+        json_t *a, *jl;
         size_t n = 0;
         int r = store_run_locks_get(s, run, &v, &n, &lost);
 
@@ -63,21 +101,27 @@ static int locks_to_json(struct store *s, int64_t run, json_t *jr)
         if (!lost.known && n == 0)
                 return 0;
         a = json_array();
-        for (size_t i = 0; a && i < n; i++)
-                json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "caller", v[i].caller, "type",
-                                                   v[i].type, "contended", (json_int_t)v[i].contended,
-                                                   "total_wait_ns", (json_int_t)v[i].total_wait_ns, "max_wait_ns",
-                                                   (json_int_t)v[i].max_wait_ns, "min_wait_ns",
-                                                   (json_int_t)v[i].min_wait_ns));
+        for (size_t i = 0; a && i < n; i++) {
+                json_t *e = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "caller", v[i].caller, "type", v[i].type,
+                                      "contended", (json_int_t)v[i].contended, "total_wait_ns",
+                                      (json_int_t)v[i].total_wait_ns, "max_wait_ns", (json_int_t)v[i].max_wait_ns,
+                                      "min_wait_ns", (json_int_t)v[i].min_wait_ns);
+                if (v[i].locks > 0)
+                        json_object_set_new(e, "locks", json_integer(v[i].locks));
+                own_to_json(e, v[i].has_own, v[i].own_contended, v[i].own_total_wait_ns);
+                json_array_append_new(a, e);
+        }
         if (!a)
                 return -ENOMEM;
         json_object_set_new(jr, "locks", a);
-        if (lost.known)
-                json_object_set_new(jr, "locks_lost", json_pack("{s:I,s:I,s:I}", "untimed", (json_int_t)lost.untimed,
-                                                                "unattributed", (json_int_t)lost.unattributed,
-                                                                "unattributed_ns",
-                                                                (json_int_t)lost.unattributed_ns));
-        return 0;
+        if (lost.known) {
+                jl = json_pack("{s:I,s:I,s:I}", "untimed", (json_int_t)lost.untimed, "unattributed",
+                               (json_int_t)lost.unattributed, "unattributed_ns", (json_int_t)lost.unattributed_ns);
+                if (lost.nested >= 0)
+                        json_object_set_new(jl, "nested", json_integer(lost.nested));
+                json_object_set_new(jr, "locks_lost", jl);
+        }
+        return lock_objects_to_json(s, run, jr);
 }
 
 static json_t *run_to_json(const struct run_info *ri, const struct run_detail *d, const char *machine_id)
@@ -274,6 +318,11 @@ static bool is_count(json_t *v)
         return json_is_integer(v) && json_integer_value(v) >= 0;
 }
 
+static bool opt_count(json_t *v)
+{
+        return !v || is_count(v);
+}
+
 static bool is_opt_number(json_t *v)
 {
         return !v || json_is_null(v) || (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0);
@@ -357,10 +406,33 @@ static int validate_run_parts(json_t *r, const char *name, char **ret_err)
                     !is_count(json_object_get(h, "min_wait_ns")))
                         return bad(ret_err, "run '%s': lock %zu: needs caller and type (short strings) and contended, "
                                    "total_wait_ns, max_wait_ns, min_wait_ns (whole numbers >= 0)", name, i);
+                if (!opt_count(json_object_get(h, "locks")) || !opt_count(json_object_get(h, "own_contended")) ||
+                    !opt_count(json_object_get(h, "own_total_wait_ns")))
+                        return bad(ret_err, "run '%s': lock %zu: locks, own_contended and own_total_wait_ns are "
+                                   "whole numbers >= 0 where given", name, i);
+        }
+        v = json_object_get(r, "lock_objects");
+        if (v && !json_is_array(v))
+                return bad(ret_err, "run '%s': lock_objects must be an array", name);
+        json_array_foreach(v, i, h) {
+                const char *l = json_string_value(json_object_get(h, "lock")),
+                           *nm = json_string_value(json_object_get(h, "name")),
+                           *t = json_string_value(json_object_get(h, "type"));
+                if (!json_is_object(h) || !l || !nm || !t || strlen(l) >= sizeof ((struct store_lock_obj *)0)->lock ||
+                    strlen(nm) >= sizeof ((struct store_lock_obj *)0)->name ||
+                    strlen(t) >= sizeof ((struct store_lock_obj *)0)->type || !proto_valid_value(l, &why) ||
+                    (nm[0] && !proto_valid_value(nm, &why)) || !proto_valid_value(t, &why) ||
+                    !is_count(json_object_get(h, "contended")) || !is_count(json_object_get(h, "total_wait_ns")) ||
+                    !is_count(json_object_get(h, "max_wait_ns")) || !is_count(json_object_get(h, "callers")) ||
+                    !opt_count(json_object_get(h, "own_contended")) ||
+                    !opt_count(json_object_get(h, "own_total_wait_ns")))
+                        return bad(ret_err, "run '%s': lock_objects[%zu]: needs lock, name and type (short strings) and "
+                                   "contended, total_wait_ns, max_wait_ns, callers (whole numbers >= 0)", name, i);
         }
         v = json_object_get(r, "locks_lost");
         if (v && (!json_is_object(v) || !is_count(json_object_get(v, "untimed")) ||
-                  !is_count(json_object_get(v, "unattributed")) || !is_count(json_object_get(v, "unattributed_ns"))))
+                  !is_count(json_object_get(v, "unattributed")) || !is_count(json_object_get(v, "unattributed_ns")) ||
+                  !opt_count(json_object_get(v, "nested"))))
                 return bad(ret_err, "run '%s': locks_lost needs untimed, unattributed and unattributed_ns "
                            "(whole numbers >= 0)", name);
         v = json_object_get(r, "scores");

@@ -230,6 +230,8 @@ int store_run_import(struct store *s, const struct run_import *ri, int64_t *ret_
         }
         id = sqlite3_last_insert_rowid(s->db);
         e = ri->nlocks || ri->locks_lost ? store_locks_insert(s, id, ri->locks, ri->nlocks, ri->locks_lost) : 0;
+        if (e >= 0 && ri->nlock_objects)
+                e = store_lock_objects_insert(s, id, ri->lock_objects, ri->nlock_objects);
         if (e >= 0)
                 e = insert_pairs(s, "INSERT INTO run_tag (run, key, value) VALUES (?1, ?2, ?3)", id, ri->tags, NULL, ri->ntags);
         if (e >= 0)

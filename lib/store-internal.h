@@ -59,6 +59,9 @@ int store_sqlite_error(struct store *s, const char *what);
 /* store-locks.c: a run's lock rows, inside the caller's transaction */
 struct store_lock;
 struct store_lock_lost;
+/* A run's lock objects (run_lock_object), within the caller's
+ * transaction. */
+int store_lock_objects_insert(struct store *s, int64_t run, const struct store_lock_obj *o, size_t n);
 int store_locks_insert(struct store *s, int64_t run, const struct store_lock *v, size_t n,
                        const struct store_lock_lost *lost);
 /* store-query.c: the first and last tick ids with t in [since, until)

@@ -27,7 +27,7 @@ static void bind_own(sqlite3_stmt *st, int col, bool has, int64_t contended, int
         }
 }
 
-static int objects_insert(struct store *s, int64_t run, const struct store_lock_obj *o, size_t n)
+int store_lock_objects_insert(struct store *s, int64_t run, const struct store_lock_obj *o, size_t n)
 {
         sqlite3_stmt *st = NULL;
         int r = 0;
@@ -115,7 +115,7 @@ int store_run_locks_put(struct store *s, int64_t run, const struct store_lock *v
                 return r;
         r = store_locks_insert(s, run, v, n, lost);
         if (r >= 0)
-                r = objects_insert(s, run, o, no);
+                r = store_lock_objects_insert(s, run, o, no);
         if (r < 0) {
                 store_exec(s, "ROLLBACK");
                 return r;

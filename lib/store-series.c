@@ -321,6 +321,60 @@ int store_cpu_sums(struct store *s, const char *metric, int ncpus, int64_t since
         return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "series");
 }
 
+/* The ticks of [since, until): their lengths into nv->dur by bin, and
+ * their id range (*last -1: none). */
+static int node_ticks(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_node_values *nv,
+                      int64_t *first, int64_t *last)
+{
+        sqlite3_stmt *st;
+        int r;
+
+        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
+                               NULL) != SQLITE_OK)
+                return store_sqlite_error(s, "series");
+        sqlite3_bind_int64(st, 1, since);
+        sqlite3_bind_int64(st, 2, until);
+        *first = 0;
+        *last = -1;
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                if (*last < 0)
+                        *first = sqlite3_column_int64(st, 0);
+                *last = sqlite3_column_int64(st, 0);
+                nv->dur[bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, nv->n)] +=
+                        sqlite3_column_int64(st, 2);
+        }
+        sqlite3_finalize(st);
+        return r == SQLITE_DONE ? 0 : store_sqlite_error(s, "series");
+}
+
+/* One row of cpu_sample (tick at t of dur ns, metric m, the packed
+ * values in blob) into nv's bins per node. */
+static int node_row(struct store_node_values *nv, int64_t t, int64_t dur, int m, const void *blob, size_t len,
+                    const int *slot, const double *scales, int64_t since, int64_t bin_ns, const int *node_of,
+                    int ncpus)
+{
+        size_t b = bin_of(t, dur, since, bin_ns, nv->n), base;
+        struct packed_iter it;
+        int64_t v;
+        bool null;
+        int c, q;
+
+        if (b >= nv->n || m < 0 || slot[m] < 0)
+                return 0;
+        base = (size_t)slot[m] * (size_t)nv->nnodes * nv->n;
+        packed_iter_init(&it, blob, len);
+        while ((q = packed_next(&it, &c, &v, &null)) > 0) {
+                int k = c < ncpus ? node_of[c] : -1;
+                if (k < 0 || k >= nv->nnodes)
+                        continue;
+                if (null)
+                        nv->nc[base + (size_t)k * nv->n + b] = 1;
+                else
+                        nv->v[base + (size_t)k * nv->n + b] += (double)v * scales[m];
+        }
+        return q < 0 ? -EIO : 0;
+}
+
 int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int64_t since, int64_t until,
                       int64_t bin_ns, const int *node_of, int ncpus, int nnodes, struct store_node_values *ret)
 {
@@ -355,30 +409,13 @@ int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int6
                 store_node_values_free(&nv);
                 return -ENOMEM;
         }
-
-        /* the ticks: their bins' lengths, and the id range */
-        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
-                               NULL) != SQLITE_OK) {
-                store_node_values_free(&nv);
-                return store_sqlite_error(s, "series");
-        }
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                if (last < 0)
-                        first = sqlite3_column_int64(st, 0);
-                last = sqlite3_column_int64(st, 0);
-                nv.dur[bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, nv.n)] +=
-                        sqlite3_column_int64(st, 2);
-        }
-        sqlite3_finalize(st);
-        if (r != SQLITE_DONE) {
-                store_node_values_free(&nv);
-                return store_sqlite_error(s, "series");
-        }
-        if (last < 0) {
-                *ret = nv;
-                return 0;
+        r = node_ticks(s, since, until, bin_ns, &nv, &first, &last);
+        if (r < 0 || last < 0) {
+                if (r < 0)
+                        store_node_values_free(&nv);
+                else
+                        *ret = nv;
+                return r;
         }
 
         /* one scan of cpu_sample's key over those ticks for every metric
@@ -399,36 +436,14 @@ int store_node_values(struct store *s, const int *metrics, size_t nmetrics, int6
         sqlite3_bind_int64(st, 2, last);
         sqlite3_bind_int64(st, 3, since);
         sqlite3_bind_int64(st, 4, until);
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                size_t b = bin_of(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 3), since, bin_ns, nv.n);
-                int m = store_metric_by_rowid(s, sqlite3_column_int64(st, 1));
-                double scale;
-                struct packed_iter it;
-                size_t base;
-                int64_t v;
-                bool null;
-                int c, q;
-
-                if (b >= nv.n || m < 0 || slot[m] < 0)
-                        continue;
-                scale = scales[m];
-                base = (size_t)slot[m] * (size_t)nnodes * nv.n;
-                packed_iter_init(&it, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
-                while ((q = packed_next(&it, &c, &v, &null)) > 0) {
-                        int k = c < ncpus ? node_of[c] : -1;
-                        if (k < 0 || k >= nnodes)
-                                continue;
-                        if (null)
-                                nv.nc[base + (size_t)k * nv.n + b] = 1;
-                        else
-                                nv.v[base + (size_t)k * nv.n + b] += (double)v * scale;
-                }
-                if (q < 0) {
+        while ((r = sqlite3_step(st)) == SQLITE_ROW)
+                if (node_row(&nv, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 3),
+                             store_metric_by_rowid(s, sqlite3_column_int64(st, 1)), sqlite3_column_blob(st, 2),
+                             (size_t)sqlite3_column_bytes(st, 2), slot, scales, since, bin_ns, node_of, ncpus) < 0) {
                         snprintf(s->errmsg, sizeof s->errmsg, "corrupt cpu_sample row");
                         r = -EIO;
                         break;
                 }
-        }
         sqlite3_finalize(st);
         if (r != SQLITE_DONE) {
                 store_node_values_free(&nv);

@@ -16,6 +16,7 @@
 struct store;
 struct store_lock;
 struct store_lock_lost;
+struct store_lock_obj;
 
 enum store_mode {
         STORE_READ,     /* read-only, busy timeout; the database must exist */
@@ -358,6 +359,8 @@ struct run_import {
         const struct store_lock *locks; /* its contended locks (store-locks.h), or NULL */
         size_t nlocks;
         const struct store_lock_lost *locks_lost;       /* or NULL: the run had no lock wait */
+        const struct store_lock_obj *lock_objects;      /* by lock object, or NULL */
+        size_t nlock_objects;
         const struct store_kv *tags;
         size_t ntags;
         const struct store_score *scores;

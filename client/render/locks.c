@@ -186,20 +186,22 @@ void locks_print(const struct analysis_run *r, size_t max_rows, bool by_lock)
 
         if (!l->lost.known)
                 return;
-        if (l->n == 0) {
+        if (l->n == 0)
+                /* none in the table; the waits the maps lost are still said */
                 printf("  contended locks (machine-wide): none\n");
-                return;
+        else {
+                if (by_lock && l->nobj == 0) {
+                        printf("  contended locks by lock: not recorded for this run (a scalemond from before lock "
+                               "identity)\n");
+                        by_lock = false;
+                }
+                printf("  contended locks by %s (machine-wide%s):\n", by_lock ? "lock" : "caller",
+                       own ? "; OWN_*: the benchmark's own tasks" : "");
+                if (by_lock)
+                        print_by_lock(l, max_rows, own);
+                else
+                        print_by_caller(l, max_rows, own);
         }
-        if (by_lock && l->nobj == 0) {
-                printf("  contended locks by lock: not recorded for this run (a scalemond from before lock identity)\n");
-                by_lock = false;
-        }
-        printf("  contended locks by %s (machine-wide%s):\n", by_lock ? "lock" : "caller",
-               own ? "; OWN_*: the benchmark's own tasks" : "");
-        if (by_lock)
-                print_by_lock(l, max_rows, own);
-        else
-                print_by_caller(l, max_rows, own);
         if (l->lost.untimed || l->lost.unattributed) {
                 fmt_ns((double)l->lost.unattributed_ns, tw, sizeof tw);
                 printf("  LOST: %lld waits not timed (per-task map full), %lld waits (%s) not in this table "
