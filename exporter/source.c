@@ -25,18 +25,6 @@
 
 #define MAX_REPLY (16 << 20)
 
-static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **ret_err, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(ret_err, fmt, ap) < 0)
-                *ret_err = NULL;
-        va_end(ap);
-        return r;
-}
-
 static int remaining_ms(int64_t deadline)
 {
         int64_t left = (deadline - now_monotonic_ns()) / NSEC_PER_MSEC;
@@ -54,16 +42,16 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct proto_total
 
         *ret_err = NULL;
         if (!req)
-                return fail(ret_err, -ENOMEM, "out of memory");
+                return ret_errf(ret_err, -ENOMEM, "out of memory");
         if (strlen(socket_path) >= sizeof sa.sun_path)
-                return fail(ret_err, -ENAMETOOLONG, "--socket %s: too long for a UNIX socket path", socket_path);
+                return ret_errf(ret_err, -ENAMETOOLONG, "--socket %s: too long for a UNIX socket path", socket_path);
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", socket_path);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
-                return fail(ret_err, -errno, "cannot create a socket: %s", strerror(errno));
+                return ret_errf(ret_err, -errno, "cannot create a socket: %s", strerror(errno));
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
                 int e = errno;
-                return fail(ret_err, -e, "cannot reach scalemond at %s: %s%s", socket_path, strerror(e),
+                return ret_errf(ret_err, -e, "cannot reach scalemond at %s: %s%s", socket_path, strerror(e),
                             e == EACCES ? " (the exporter's user must be in the control group, scalemon)" : "");
         }
         while (sent < strlen(req)) {
@@ -71,11 +59,11 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct proto_total
                 ssize_t k;
 
                 if (poll(&p, 1, remaining_ms(deadline)) <= 0)
-                        return fail(ret_err, -ETIMEDOUT, "scalemond at %s did not take the request in time",
+                        return ret_errf(ret_err, -ETIMEDOUT, "scalemond at %s did not take the request in time",
                                     socket_path);
                 k = send(fd, req + sent, strlen(req) - sent, MSG_NOSIGNAL);
                 if (k < 0 && errno != EAGAIN && errno != EINTR)
-                        return fail(ret_err, -errno, "cannot send to scalemond at %s: %s", socket_path,
+                        return ret_errf(ret_err, -errno, "cannot send to scalemond at %s: %s", socket_path,
                                     strerror(errno));
                 if (k > 0)
                         sent += (size_t)k;
@@ -87,17 +75,17 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct proto_total
                 if (len + 65536 + 1 > cap) {
                         char *b = realloc(buf, cap = MAX(cap * 2, (size_t)131072));
                         if (!b)
-                                return fail(ret_err, -ENOMEM, "out of memory");
+                                return ret_errf(ret_err, -ENOMEM, "out of memory");
                         buf = b;
                 }
                 if (poll(&p, 1, remaining_ms(deadline)) <= 0)
-                        return fail(ret_err, -ETIMEDOUT, "scalemond at %s did not answer within %d ms", socket_path,
+                        return ret_errf(ret_err, -ETIMEDOUT, "scalemond at %s did not answer within %d ms", socket_path,
                                     timeout_ms);
                 k = recv(fd, buf + len, cap - len - 1, 0);
                 if (k < 0 && (errno == EAGAIN || errno == EINTR))
                         continue;
                 if (k <= 0)
-                        return fail(ret_err, -ECONNRESET, "scalemond at %s closed the connection: %s", socket_path,
+                        return ret_errf(ret_err, -ECONNRESET, "scalemond at %s closed the connection: %s", socket_path,
                                     k < 0 ? strerror(errno) : "no reply");
                 if (memchr(buf + len, '\n', (size_t)k)) {
                         len += (size_t)k;
@@ -106,7 +94,7 @@ int src_totals_fetch(const char *socket_path, int timeout_ms, struct proto_total
                 }
                 len += (size_t)k;
                 if (len > MAX_REPLY)
-                        return fail(ret_err, -EMSGSIZE, "scalemond's reply is longer than %d bytes", MAX_REPLY);
+                        return ret_errf(ret_err, -EMSGSIZE, "scalemond's reply is longer than %d bytes", MAX_REPLY);
         }
         return proto_totals_decode(buf, ret, ret_err);
 }

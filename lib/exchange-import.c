@@ -104,6 +104,15 @@ static int score_array(json_t *obj, struct store_score **ret, size_t *ret_n)
         return 0;
 }
 
+/* A lock row's own share: the benchmark's tasks' waits, where the run had
+ * its own cgroup. */
+static void own_from_json(json_t *o, bool *has_own, int64_t *contended, int64_t *total_wait_ns)
+{
+        *has_own = json_is_integer(json_object_get(o, "own_contended"));
+        *contended = json_integer_value(json_object_get(o, "own_contended"));
+        *total_wait_ns = json_integer_value(json_object_get(o, "own_total_wait_ns"));
+}
+
 /* "locks" and "locks_lost" (validated) into rows for store_run_import(). */
 static int lock_array(json_t *a, json_t *lost, struct store_lock **ret, size_t *ret_n, struct store_lock_lost *ret_lost)
 {
@@ -124,9 +133,7 @@ static int lock_array(json_t *a, json_t *lost, struct store_lock **ret, size_t *
                 v[i].max_wait_ns = json_integer_value(json_object_get(o, "max_wait_ns"));
                 v[i].min_wait_ns = json_integer_value(json_object_get(o, "min_wait_ns"));
                 v[i].locks = json_integer_value(json_object_get(o, "locks"));
-                v[i].has_own = json_is_integer(json_object_get(o, "own_contended"));
-                v[i].own_contended = json_integer_value(json_object_get(o, "own_contended"));
-                v[i].own_total_wait_ns = json_integer_value(json_object_get(o, "own_total_wait_ns"));
+                own_from_json(o, &v[i].has_own, &v[i].own_contended, &v[i].own_total_wait_ns);
         }
         if (lost)
                 *ret_lost = (struct store_lock_lost){ .known = true,
@@ -162,9 +169,7 @@ static int lock_object_array(json_t *a, struct store_lock_obj **ret, size_t *ret
                 v[i].total_wait_ns = json_integer_value(json_object_get(o, "total_wait_ns"));
                 v[i].max_wait_ns = json_integer_value(json_object_get(o, "max_wait_ns"));
                 v[i].callers = json_integer_value(json_object_get(o, "callers"));
-                v[i].has_own = json_is_integer(json_object_get(o, "own_contended"));
-                v[i].own_contended = json_integer_value(json_object_get(o, "own_contended"));
-                v[i].own_total_wait_ns = json_integer_value(json_object_get(o, "own_total_wait_ns"));
+                own_from_json(o, &v[i].has_own, &v[i].own_contended, &v[i].own_total_wait_ns);
         }
         *ret = v;
         *ret_n = n;

@@ -27,18 +27,6 @@ void proto_totals_clear(struct proto_totals *t)
         memset(t, 0, sizeof *t);
 }
 
-static int fail(char **ret_err, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **ret_err, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(ret_err, fmt, ap) < 0)
-                *ret_err = NULL;
-        va_end(ap);
-        return r;
-}
-
 static int int_array(json_t *a, int **ret, int *ret_n)
 {
         size_t i;
@@ -70,9 +58,9 @@ static int parse_line(const char *text, json_t **ret, char **ret_err)
 
         *ret_err = NULL;
         if (r == -EINVAL)
-                return fail(ret_err, -EINVAL, "scalemond's reply is not JSON: %s", why ? why : "");
+                return ret_errf(ret_err, -EINVAL, "scalemond's reply is not JSON: %s", why ? why : "");
         if (r == -EPROTO)
-                return fail(ret_err, -EPROTO, "scalemond refused the totals request: %s",
+                return ret_errf(ret_err, -EPROTO, "scalemond refused the totals request: %s",
                             why ? why : "no reason given (is it older than this exporter?)");
         return r;
 }
@@ -95,7 +83,7 @@ int proto_totals_decode(const char *text, struct proto_totals *ret, char **ret_e
                            "sampled_at_ns", &sampled, "interval_s", &interval, "ticks", &ticks, "tick_late_max_us",
                            &late, "held_intervals", &held, "cpus", &ncpus, "metrics", &ms, "unavailable", &us) < 0 ||
             !json_is_array(ms) || !json_is_array(us)) {
-                r = fail(ret_err, -EINVAL, "scalemond's totals reply lacks a field: %s", jerr.text);
+                r = ret_errf(ret_err, -EINVAL, "scalemond's totals reply lacks a field: %s", jerr.text);
                 goto out;
         }
         t.started_ns = started;
@@ -107,7 +95,7 @@ int proto_totals_decode(const char *text, struct proto_totals *ret, char **ret_e
         t.ncpus = ncpus;
         if ((r = int_array(json_object_get(o, "cpu_node"), &t.cpu_node, &nmap)) < 0 || nmap != ncpus ||
             (r = int_array(json_object_get(o, "nodes"), &t.nodes, &t.nnodes)) < 0) {
-                r = fail(ret_err, r == -ENOMEM ? r : -EINVAL, "scalemond's totals reply has a bad CPU map");
+                r = ret_errf(ret_err, r == -ENOMEM ? r : -EINVAL, "scalemond's totals reply has a bad CPU map");
                 goto out;
         }
         t.metrics = calloc(json_array_size(ms) + 1, sizeof *t.metrics);
@@ -124,7 +112,7 @@ int proto_totals_decode(const char *text, struct proto_totals *ret, char **ret_e
 
                 if (json_unpack(m, "{s:s,s:s,s:s,s:F,s:o}", "name", &name, "scope", &scope, "unit", &unit, "scale",
                                 &sm->scale, "values", &vals) < 0 || !json_is_array(vals)) {
-                        r = fail(ret_err, -EINVAL, "scalemond's totals reply has a bad metric");
+                        r = ret_errf(ret_err, -EINVAL, "scalemond's totals reply has a bad metric");
                         goto out;
                 }
                 /* names and scopes are the catalogue's, known to both sides */
