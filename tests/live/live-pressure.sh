@@ -6,8 +6,8 @@
 # no more than /proc/pressure/cpu's own delta read by this test around
 # the run, and no less than that delta minus the time the test's window
 # has outside the run (the requirement: the run's value is the kernel's),
-# and at least 75% of the hogs' wall time (PSI itself, in the right
-# unit: on this project's VM the kernel's own delta was 85-100% of it).  runqueue_wait_ns is checked
+# and at least 90% of the hogs' wall time (PSI itself, in the right
+# unit).  runqueue_wait_ns is checked
 # against /proc/schedstat where the kernel has it; without it (no
 # CONFIG_SCHEDSTATS) scalemond rebuilds it with BPF, and it is checked
 # against the tasks' own run_delay (/proc/PID/schedstat, field 2): at
@@ -37,14 +37,9 @@ task_delays() {
 start_daemon
 sleep 0.3
 # One try: the hogs as a run's workload, /proc read around it; passes when
-# the run's psi_cpu_some_us reaches 75% of the hogs' time.  The kernel's
-# own "some" delta for 4 hogs on 2 CPUs was 2.55, 2.65, 2.65, 2.69, 2.79
-# and 3.01 s of the hogs' 3 s on the shared test machine (and the run's
-# value equal to it each time): 90% failed on the kernel's number, not
-# on scalemond's, which the next two checks hold to the kernel's exactly.
-# 75% still fails a value in the wrong unit, a run missing most of its
-# window, or a counter that does not grow.  Taken afresh up to 3 times
-# (another process can take the CPUs); fails when no try reaches 75%.
+# the run's psi_cpu_some_us reaches 90% of the hogs' time.  Taken afresh
+# up to 3 times (another process can take the CPUs); fails when no try
+# reaches 90%.
 try=0
 hog_run() {
         try=$((try + 1)); name=psi-hog-$try
@@ -63,11 +58,11 @@ hog_run() {
         run=$(echo "$j" | jpy 'round(d["runs"][0]["metrics"]["psi_cpu_some_us"]["total"])')
         win_us=$(( (t1 - t0) / 1000 )); own=$((p1 - p0))
         diag "run $name ${dur}s: psi_cpu_some_us $run; /proc/pressure/cpu some delta $own over the test's window of ${win_us}us"
-        python3 -c "import sys; sys.exit(0 if $run >= 0.75 * $SECS * 1e6 else 1)"
+        python3 -c "import sys; sys.exit(0 if $run >= 0.9 * $SECS * 1e6 else 1)"
 }
 retry 3 hog_run; psi_ok=$?
 ok $rc "run exec of $H busy loops for ${SECS}s on $ncpu CPUs"
-ok $psi_ok "psi_cpu_some_us >= 75% of the hogs' ${SECS}s ($run >= $((SECS * 750000)))"
+ok $psi_ok "psi_cpu_some_us >= 90% of the hogs' ${SECS}s ($run >= $((SECS * 900000)))"
 [ "$run" -le "$own" ]; ok $? "and <= /proc/pressure/cpu's delta around the run ($run <= $own)"
 python3 -c "import sys; sys.exit(0 if $run >= $own - ($win_us - $dur * 1e6) else 1)"
 ok $? "and >= that delta minus the window's time outside the run ($run >= $own - ($win_us - ${dur}e6))"
