@@ -97,9 +97,9 @@ ok $? "and into another with 48 other runs"
 # --- quiet groups: no cause the benchmark did not feel ---
 # A cause claimed for a run whose score (stress-ng's bogo ops) is not at
 # least 3% under its lowest sibling's is false: the benchmark itself saw
-# nothing.  The machine these were recorded on was shared (other sessions'
-# builds ran meanwhile), so real interference is there too: those claims
-# come with a score 3-12% down and are not counted against explain.
+# nothing.  These were recorded with nothing else running (record.sh under
+# the machine lock); what the machine still does on its own (kernel
+# threads, the hypervisor) may make a real cause, which its score shows.
 for f in "$F"/quiet-*.json.gz; do gzip -dc "$f" > "$TMP/q.json" && "$SCALEMONCTL" --db "$TMP/quiet.db" import "$TMP/q.json" >/dev/null; done
 ok $? "import the 30 quiet groups"
 good=0 none=0
