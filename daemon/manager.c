@@ -34,6 +34,7 @@
 #include "sampler.h"
 #include "store.h"
 #include "subscribe.h"
+#include "ticker.h"
 #include "timeutil.h"
 #include "writer.h"
 
@@ -59,6 +60,7 @@ struct manager {
         struct ctl_server *ctl;
         struct subscribers *subs;          /* subscriptions: ticks pushed as they end */
         struct runs *runs;
+        struct ticker ticker;              /* the tick path: sampler -> writer -> subscribers */
         struct requests_ctx req;           /* what the request handlers act on */
         int64_t host_id;
         char *sysroot, *procroot;          /* "/sys" and "/proc", or a fixture tree's (tests) */
@@ -178,14 +180,15 @@ static int sync_catalogue(struct manager *m)
         return store_metrics_sync(m->store, avail, why, scale);
 }
 
-/* The writer saw a counter fail and stop: say so where users look. */
-static int on_tick_own(void *userdata, struct tick *t)
+/* The sampler's own-cgroups source: the open runs' own counters. */
+static int own_sample(void *userdata, struct tick *t)
 {
         struct manager *m = userdata;
-        runs_watch_own(m->runs, m->store);
+
         return runs_own_sample(m->runs, t);
 }
 
+/* A counter failed and stopped during a tick: say so where users look. */
 static void on_catalogue_change(void *userdata)
 {
         struct manager *m = userdata;
@@ -245,14 +248,24 @@ static uint64_t interval_usec(const struct manager *m)
         return (uint64_t)(m->conf.interval_ns / NSEC_PER_USEC);
 }
 
-/* Every tick sampled, the timer's and run boundaries': to subscribers. */
-static void on_sampled(void *userdata, const struct tick *t)
+/* The next tick on the grid, without drift; if the loop fell behind by
+ * more than an interval, skip ahead rather than catch up. */
+static int rearm(struct manager *m, sd_event_source *src, uint64_t usec)
 {
-        struct manager *m = userdata;
+        uint64_t now;
+        int r;
 
-        subscribe_tick(m->subs, t, m->runs);
+        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        m->next_usec = usec + interval_usec(m);
+        if (m->next_usec <= now)
+                m->next_usec = now + interval_usec(m);
+        r = sd_event_source_set_time(src, m->next_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        return r;
 }
 
+/* The timer: one tick (ticker.c), a commit if one is due, the next tick. */
 static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
@@ -262,23 +275,12 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (now > usec)
                 m->tick_late_max_ns = MAX(m->tick_late_max_ns, (int64_t)(now - usec) * NSEC_PER_USEC);
-
-        r = writer_sample(m->writer);
-        if (r < 0) {
+        if (ticker_sample(&m->ticker) < 0) {
                 log_error("out of memory while sampling, stopping");
                 return sd_event_exit(m->event, EXIT_FAILURE);
         }
         writer_tick_done(m->writer, m->conf.interval_ns);
-
-        /* Next tick on the grid, without drift; if we fell behind by
-         * more than an interval, skip ahead rather than catch up. */
-        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        m->next_usec = usec + interval_usec(m);
-        if (m->next_usec <= now)
-                m->next_usec = now + interval_usec(m);
-        r = sd_event_source_set_time(src, m->next_usec);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        r = rearm(m, src, usec);
         if (r < 0) {
                 log_error("cannot re-arm the sampling timer: %s", strerror(-r));
                 return sd_event_exit(m->event, EXIT_FAILURE);
@@ -342,7 +344,7 @@ static int manager_reload(struct manager *m, char **ret_err)
 
         sd_notify(0, "RELOADING=1");
         /* Close the current interval at the old settings first. */
-        r = writer_sample(m->writer);
+        r = ticker_sample(&m->ticker);
         if (r < 0)
                 goto out;
         metrics_changed = memcmp(c.enabled, m->conf.enabled, sizeof c.enabled) != 0;
@@ -506,14 +508,15 @@ static int manager_open(struct manager *m, const struct manager_options *opts, b
 
         r = runs_new(&m->runs);
         if (r >= 0)
-                r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
+                r = writer_new(m->store, &m->conf, &m->writer);
         if (r < 0)
                 return r;
         r = writer_open_head(m->writer, ret_err);
         if (r < 0)
                 return r;
-        writer_set_tick_hook(m->writer, on_sampled, m);
-        writer_set_own_hook(m->writer, on_tick_own, m);    /* runs' own cgroups per tick (owncg.c) */
+        sampler_set_own(m->sampler, own_sample, m);
+        m->ticker = (struct ticker){ .sampler = m->sampler, .writer = m->writer, .runs = m->runs, .store = m->store,
+                                     .on_catalogue = on_catalogue_change, .userdata = m };
         r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
@@ -553,10 +556,11 @@ static int manager_events(struct manager *m, char **ret_err)
                 r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);
         if (r < 0)
                 return r;
+        m->ticker.subs = m->subs;
         /* what the requests act on; retention's schedule is added when
          * the loop starts, before the first request is read */
         m->req = (struct requests_ctx){
-                .store = m->store, .sampler = m->sampler, .runs = m->runs, .writer = m->writer,
+                .store = m->store, .sampler = m->sampler, .runs = m->runs, .writer = m->writer, .ticker = &m->ticker,
                 .subs = m->subs, .conf = &m->conf, .status = m->status, .access = m->access,
                 .sysroot = m->sysroot, .procroot = m->procroot, .host_id = m->host_id,
                 .tick_late_max_ns = &m->tick_late_max_ns, .reload = reload, .not_applied = not_applied, .owner = m,
@@ -615,7 +619,7 @@ int manager_run(struct manager *m)
         int r;
 
         /* Prime the counters: the first interval starts now. */
-        r = writer_prime(m->writer);
+        r = ticker_prime(&m->ticker);
         if (r < 0)
                 return r;
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
@@ -657,7 +661,7 @@ int manager_run(struct manager *m)
         {
                 struct snapshot_point pt;
                 _cleanup_free_ char *err = NULL;
-                if (writer_snapshot(m->writer, &pt, &err) < 0) {
+                if (ticker_snapshot(&m->ticker, &pt, &err) < 0) {
                         size_t held = writer_backlog(m->writer, NULL);
                         log_error("the last %zu interval%s could not be written: %s", held, held == 1 ? "" : "s",
                                   err ? err : "");

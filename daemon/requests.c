@@ -25,6 +25,7 @@
 #include "runs.h"
 #include "subscribe.h"
 #include "timeutil.h"
+#include "ticker.h"
 #include "totals.h"
 #include "writer.h"
 
@@ -125,7 +126,7 @@ static int runs_env_fill(struct requests_ctx *x, struct runs_env *env, char **re
         *env = (struct runs_env){ .store = x->store, .sampler = x->sampler,
                                   .host = x->host_id, .interval_ns = x->conf->interval_ns,
                                   .sysroot = x->sysroot, .procroot = x->procroot };
-        return writer_snapshot(x->writer, &env->pt, ret_err);
+        return ticker_snapshot(x->ticker, &env->pt, ret_err);
 }
 
 static json_t *handle_run_start(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,

@@ -18,6 +18,7 @@ struct requests_ctx {
         struct sampler *sampler;
         struct runs *runs;
         struct writer *writer;
+        struct ticker *ticker;                  /* a run boundary's tick (ticker_snapshot()) */
         struct retain_sched *retain;
         struct subscribers *subs;
         const struct conf *conf;                /* the running settings */
