@@ -58,8 +58,8 @@ static int sample_self(struct sampler *s, struct tick *t, bool emit_ok)
                 return 0;
         }
         if (emit_ok && s->self_primed && s->enabled[M_SCALEMOND_CPU] && s->available[M_SCALEMOND_CPU]) {
-                r = sampler_emit(s, t, M_SCALEMOND_CPU, 0, (uint64_t)(now > s->self_prev_ns ? now - s->self_prev_ns : 0),
-                                 false);
+                uint64_t d = now > s->self_prev_ns ? (uint64_t)(now - s->self_prev_ns) : 0;
+                r = sampler_emit(s, t, M_SCALEMOND_CPU, 0, d, false);
                 if (r < 0)
                         return r;
         }

@@ -107,7 +107,8 @@ int main(void)
         ok(v && v->value >= 2 * burn_ns, "both threads' CPU time counted (%lld ns, burned %lld)",
            v ? (long long)v->value : -1LL, (long long)(2 * burn_ns));
         ok(v && p0 >= 0 && p1 >= 0 && llabs(v->value - (p1 - p0)) <= 3 * hz_ns,
-           "it agrees with /proc/self/stat utime+stime (%lld ns) within three clock ticks (each of utime and stime is whole ticks)",
+           "it agrees with /proc/self/stat utime+stime (%lld ns) within three clock ticks "
+           "(each of utime and stime is whole ticks)",
            (long long)(p1 - p0));
         ok(sampler_totals(s)[M_SCALEMOND_CPU * sampler_nloc(s)] == (v ? v->value : -1), "the total is the delta");
 
