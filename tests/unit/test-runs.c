@@ -362,6 +362,7 @@ int main(void)
         writer_free(g.w);
         sampler_free(g.sm);
         store_close(g.st);
+        conf_free(&g.c);
         {
                 char cmd[600];
                 snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
