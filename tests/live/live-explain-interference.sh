@@ -1,5 +1,5 @@
 #!/bin/bash
-# live-explain-interference.sh - explain names interference (issue 15):
+# live-explain-interference.sh - explain names interference:
 # three runs of the same CPU-bound workload (stress-ng --cpu 2 for 4 s,
 # scored by its bogo ops) under `scalemonctl run exec`, each in its own
 # cgroup, tagged as one group, in a session at autogroup nice -19 (so that

@@ -1,5 +1,5 @@
 #!/bin/bash
-# live-run-reuse.sh - a loop script run twice (issue 17, item 8): run names
+# live-run-reuse.sh - a loop script run twice: run names
 # cannot be reused, so by default the second `run exec NAME` refuses before
 # running the benchmark, and says which options would let it; with
 # --name-suffix the run is recorded as NAME-2, NAME-3... (the first free),

@@ -1,6 +1,6 @@
 #!/bin/bash
-# live-score-sum.sh - a score from every match of a regex (issue 17,
-# item 9): `perf bench futex hash` prints ops/sec per thread; with
+# live-score-sum.sh - a score from every match of a regex:
+# `perf bench futex hash` prints ops/sec per thread; with
 # --score-regex K=sum:REGEX the score is their sum, with K=mean:REGEX their
 # mean, and the plain K=REGEX keeps its meaning (the first match on the last
 # line that matches).  The

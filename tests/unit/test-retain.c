@@ -228,6 +228,7 @@ static void test_sched(void)
         writer_free(w);
         sd_event_unref(e);
         store_close(st);
+        conf_free(&c);
 }
 
 int main(void)

@@ -156,6 +156,7 @@ static void test_batch(void)
         is_int(raw_int(db, "SELECT count(*) FROM gap"), 0, "batch: no gap");
         writer_free(w);
         store_close(st);
+        conf_free(&c);
         free(err);
 }
 
@@ -214,6 +215,7 @@ static void test_wal_hold_and_gap(void)
         is_int(writer_samples(w), 10, "gap: 10 ticks taken in all");
         writer_free(w);
         store_close(st);
+        conf_free(&c);
 }
 
 int main(void)
