@@ -66,8 +66,8 @@ static const char *const temp_sql =
 
 #define AFTER "(SELECT coalesce(max(id), 0) FROM main.tick)"
 static const char *const view_sql =
-        "CREATE TEMP VIEW tick AS SELECT id, t, dur FROM main.tick"
-        " UNION ALL SELECT id, t, dur FROM temp.h_tick WHERE id > " AFTER ";"
+        "CREATE TEMP VIEW tick AS SELECT id, t, dur, n FROM main.tick"
+        " UNION ALL SELECT id, t, dur, 1 FROM temp.h_tick WHERE id > " AFTER ";"
         "CREATE TEMP VIEW sample AS SELECT metric, tick, loc, value FROM main.sample"
         " UNION ALL SELECT metric, tick, loc, value FROM temp.h_sample WHERE tick > " AFTER ";"
         "CREATE TEMP VIEW cpu_sample AS SELECT tick, metric, total, vals FROM main.cpu_sample"

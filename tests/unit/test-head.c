@@ -179,7 +179,8 @@ static int put_tick(struct store *w, struct head_buf *b, int64_t id, int64_t t)
 }
 
 /* Ticks, context switches summed from cpu_sample, from the view
- * cpu_samples and the ticks in the database file, through the shell: with
+ * cpu_samples, the ticks in the database file and the intervals in the
+ * ticks (tick.n: every column of the table), through the shell: with
  * scalemon.so loaded (want) and without it (want_bare, the file's alone). */
 static void test_shell(const char *db, const char *want, const char *want_bare, const char *when)
 {
@@ -187,7 +188,7 @@ static void test_shell(const char *db, const char *want, const char *want_bare, 
                 "SELECT (SELECT count(*) FROM tick),"
                 " (SELECT sum(total) FROM cpu_sample),"
                 " (SELECT sum(value) FROM cpu_samples WHERE metric = 'context_switches'),"
-                " (SELECT count(*) FROM main.tick)";
+                " (SELECT count(*) FROM main.tick), (SELECT sum(n) FROM tick)";
         static const char q_bare[] =
                 "SELECT (SELECT count(*) FROM tick), (SELECT sum(total) FROM cpu_sample)";
         char out[1024], name[256];
@@ -224,14 +225,14 @@ static void test_store(void)
         head_finish(&b);
         is_int(write_file(head, &b), 0, "head written");
         is_int(ticks_seen(db), 2, "a reader sees the head's two ticks before any commit");
-        test_shell(db, "2|24|24.0|0", "0|", "before any commit");
+        test_shell(db, "2|24|24.0|0|2", "0|", "before any commit");
 
         /* tick 1 committed: seen once */
         store_begin(w);
         is_int(put_tick(w, NULL, 1, 1000), 0, "tick 1 inserted with the id the head gave it");
         store_commit(w);
         is_int(ticks_seen(db), 2, "after its commit, tick 1 is seen once");
-        test_shell(db, "2|24|24.0|1", "1|12", "after tick 1's commit");
+        test_shell(db, "2|24|24.0|1|2", "1|12", "after tick 1's commit");
 
         /* a restart: the replay adds tick 2 only */
         is_int(store_head_replay(w, b.p, b.len, &n), 0, "replay");
