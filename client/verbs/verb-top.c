@@ -274,43 +274,15 @@ static void cell(const struct top *tp, int mi, const struct top_col *col, int lo
                 *v = *v * col->share / MAX(ncpu, 1);
 }
 
-static int build_frame(struct top *tp)
+/* The frame's columns: the set's metrics that have a value per row, then
+ * the extras where the daemon has them; the rest go to "others"; and the
+ * pressure figures. */
+static void frame_columns(struct top *tp, struct top_frame *f, enum sub_loc rowloc)
 {
         const struct sub_info *in = sub_info(tp->sub);
-        const struct sub_tick *t = sub_tick(tp->sub);
-        struct top_frame *f = &tp->frame;
-        enum sub_loc rowloc = in->per == SUB_LOC_NODE ? SUB_LOC_NODE : SUB_LOC_CPU;
         const char *want[TOP_MAX_COLS];
         size_t nwant = set_metrics(tp, tp->set, want, TOP_MAX_COLS);
-        int nrows = rowloc == SUB_LOC_CPU ? in->ncpus : in->nnodes;
 
-        free(f->rows);
-        free(f->runs);
-        memset(f, 0, sizeof *f);
-        f->set_name = set_name(tp, tp->set);
-        f->nsets = tp->nsets;
-        f->folded = tp->folded;
-        f->paused = tp->paused;
-        f->start_ns = tp->start_ns;
-        f->end_ns = tp->end_ns;
-        f->dur_s = tp->dur;
-        f->nticks = tp->nticks;
-        f->per = rowloc;
-        f->ncpus = in->ncpus;
-        f->nnodes = in->nnodes;
-        f->interval_s = in->interval_s;
-        for (int c = 0; c < in->ncpus; c++)
-                f->online += in->online[c];
-        if (t->nruns) {
-                f->runs = malloc(t->nruns * sizeof *f->runs);
-                if (!f->runs)
-                        return -ENOMEM;
-                memcpy(f->runs, t->runs, t->nruns * sizeof *f->runs);
-                f->nruns = t->nruns;
-        }
-
-        /* columns: the set's metrics that have a value per row, then the
-         * extras where the daemon has them; the rest go to "others" */
         for (size_t i = 0; i < nwant + ELEMENTSOF(extra_cols); i++) {
                 const char *name = i < nwant ? want[i] : extra_cols[i - nwant];
                 int mi = sub_metric_index(tp->sub, name);
@@ -353,6 +325,14 @@ static int build_frame(struct top *tp)
                 o->v *= share_factor(in->metrics[mi].unit);
                 o->share = true;
         }
+}
+
+/* The frame's rows (a CPU's or a node's, those that exist), its total,
+ * sorted by the chosen column. */
+static int frame_rows(struct top *tp, struct top_frame *f, enum sub_loc rowloc)
+{
+        const struct sub_info *in = sub_info(tp->sub);
+        int nrows = rowloc == SUB_LOC_CPU ? in->ncpus : in->nnodes;
 
         f->rows = calloc((size_t)nrows + 1, sizeof *f->rows);
         if (!f->rows)
@@ -377,6 +357,42 @@ static int build_frame(struct top *tp)
         cmp_loc = f->sort;
         qsort(f->rows, (size_t)f->nrows, sizeof *f->rows, row_cmp);
         return 0;
+}
+
+static int build_frame(struct top *tp)
+{
+        const struct sub_info *in = sub_info(tp->sub);
+        const struct sub_tick *t = sub_tick(tp->sub);
+        struct top_frame *f = &tp->frame;
+        enum sub_loc rowloc = in->per == SUB_LOC_NODE ? SUB_LOC_NODE : SUB_LOC_CPU;
+
+        free(f->rows);
+        free(f->runs);
+        memset(f, 0, sizeof *f);
+        f->set_name = set_name(tp, tp->set);
+        f->nsets = tp->nsets;
+        f->folded = tp->folded;
+        f->paused = tp->paused;
+        f->start_ns = tp->start_ns;
+        f->end_ns = tp->end_ns;
+        f->dur_s = tp->dur;
+        f->nticks = tp->nticks;
+        f->per = rowloc;
+        f->ncpus = in->ncpus;
+        f->nnodes = in->nnodes;
+        f->interval_s = in->interval_s;
+        for (int c = 0; c < in->ncpus; c++)
+                f->online += in->online[c];
+        if (t->nruns) {
+                f->runs = malloc(t->nruns * sizeof *f->runs);
+                if (!f->runs)
+                        return -ENOMEM;
+                memcpy(f->runs, t->runs, t->nruns * sizeof *f->runs);
+                f->nruns = t->nruns;
+        }
+
+        frame_columns(tp, f, rowloc);
+        return frame_rows(tp, f, rowloc);
 }
 
 static bool want_fold(const struct top *tp)

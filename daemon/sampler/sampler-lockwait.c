@@ -6,8 +6,9 @@
  *
  * The program is loaded if one of these metrics is enabled; if it cannot
  * be, every one of them is unavailable with the one reason.  Simulated CPU
- * c (--simulate-cpus) replays real CPU c % n and reads its own, unused
- * slot too, as a machine that big would. */
+ * c (--simulate-cpus) replays real CPU c % n (lw_src, chosen when the
+ * source opens) and reads its own, unused slot too, as a machine that big
+ * would. */
 #include "config.h"
 
 #include <stdio.h>
@@ -49,7 +50,14 @@ static int lockwait_open_source(struct sampler *s, char **ret_err)
                         s->lw_max = calloc((size_t)s->map.ncpus, sizeof *s->lw_max);
                 if (!s->lw_cpu_primed)
                         s->lw_cpu_primed = calloc((size_t)s->map.ncpus, sizeof *s->lw_cpu_primed);
-                r = s->lw_prev && s->lw_max && s->lw_cpu_primed ? lockwait_open(s->map.ncpus, &s->lw, &why) : -ENOMEM;
+                if (!s->lw_src)
+                        s->lw_src = calloc((size_t)s->map.ncpus, sizeof *s->lw_src);
+                r = s->lw_prev && s->lw_max && s->lw_cpu_primed && s->lw_src ? lockwait_open(s->map.ncpus, &s->lw, &why)
+                                                                             : -ENOMEM;
+                /* the slot each CPU replays, chosen once: its own, or a
+                 * simulated CPU's real one */
+                for (int c = 0; s->lw && c < s->map.ncpus; c++)
+                        s->lw_src[c] = c % lockwait_ncpus(s->lw);
                 s->lw_primed = false;
         }
         for (int m = 0; m < _M_MAX; m++) {
@@ -70,13 +78,10 @@ static int lockwait_reconfigure(struct sampler *s, const bool *was_enabled, char
 
 static int lockwait_sample(struct sampler *s, struct tick *t, bool emit_ok)
 {
-        int nreal;
-
         if (!s->lw)
                 return 0;
-        nreal = lockwait_ncpus(s->lw);
         for (int c = 0; c < s->map.ncpus; c++) {
-                int src = c % nreal;    /* c itself, but for simulated CPUs */
+                int src = s->lw_src[c];         /* c itself, but for simulated CPUs */
                 uint64_t now[LW_NVALS], max, *prev = &s->lw_prev[(size_t)c * LW_NVALS];
                 struct lw_cpu v;
 
@@ -118,6 +123,8 @@ static void lockwait_close(struct sampler *s)
         s->lw_max = NULL;
         free(s->lw_cpu_primed);
         s->lw_cpu_primed = NULL;
+        free(s->lw_src);
+        s->lw_src = NULL;
 }
 
 /* CPU c went or came back: its per-CPU totals did not move while it was

@@ -9,9 +9,6 @@
 # mount read-only in a mount namespace): the run still runs, and says once
 # why it has no counters of its own.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v perf >/dev/null || skip_all "perf (linux-perf) not installed"
