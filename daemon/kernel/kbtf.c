@@ -7,7 +7,8 @@
  * fields, so the daemon finds those offsets itself and hands them to the
  * programs as read-only constants:
  *   1. the string section, in order: where each wanted name is (vmlinux
- *      BTF is deduplicated: a name is there once);
+ *      BTF is deduplicated: a name is there once); skipped when the file
+ *      is mapped, where a type's name is compared in place;
  *   2. the type section, in order: where each type id's record starts
  *      (4 bytes a type), and the ids of the wanted structs and unions;
  *   3. each wanted member, in its type's members, and through anonymous
@@ -31,7 +32,7 @@
 #include "macro.h"
 
 #define WINDOW (256u << 10)
-#define MAX_NAMES 64
+#define MAX_NAMES 64             /* each shorter than 64 bytes */
 #define MAX_DEPTH 8             /* anonymous members within anonymous members */
 #define NOT_FOUND UINT32_MAX
 
@@ -46,6 +47,9 @@ struct src {
 
 struct names {
         const char *name[MAX_NAMES];
+        size_t len[MAX_NAMES];
+        uint64_t lens;                  /* bit l: a name of length l (< 64) */
+        uint64_t first[4];              /* bit c: a name starting with byte c */
         uint32_t off[MAX_NAMES];        /* in the string section; NOT_FOUND */
         uint32_t id[MAX_NAMES];         /* a type name's struct or union id, 0: none */
         int n;
@@ -53,12 +57,20 @@ struct names {
 
 /* The file's bytes [off, off + len), valid until the next call; NULL past
  * its end or on a read error. */
-static const void *src_at(struct src *s, uint64_t off, size_t len)
+static const void *src_read(struct src *s, uint64_t off, size_t len);
+
+static inline __attribute__((always_inline)) const void *src_at(struct src *s, uint64_t off, size_t len)
 {
         if (off > s->size || len > s->size - off)
                 return NULL;
         if (s->map)
                 return s->map + off;
+        return src_read(s, off, len);
+}
+
+/* src_at() without a mapping: through the window. */
+static const void *src_read(struct src *s, uint64_t off, size_t len)
+{
         if (off >= s->at && off + len <= s->at + s->len)
                 return s->buf + (off - s->at);
         if (len > s->cap) {
@@ -86,9 +98,15 @@ static int names_add(struct names *nm, const char *name)
         for (int i = 0; i < nm->n; i++)
                 if (streq(nm->name[i], name))
                         return i;
+        if (!name[0] || strlen(name) >= 64)
+                return -EINVAL;
         if (nm->n == MAX_NAMES)
                 return -E2BIG;
         nm->name[nm->n] = name;
+        nm->len[nm->n] = strlen(name);
+        if (nm->len[nm->n] < 64)
+                nm->lens |= UINT64_C(1) << nm->len[nm->n];
+        nm->first[(uint8_t)name[0] >> 6] |= UINT64_C(1) << ((uint8_t)name[0] & 63);
         nm->off[nm->n] = NOT_FOUND;
         nm->id[nm->n] = 0;
         return nm->n++;
@@ -107,9 +125,12 @@ static int find_names(struct src *s, uint64_t base, uint32_t len, struct names *
                         return -EIO;
                 for (; (end = memchr(p, '\0', want - (size_t)(p - w))); p = end + 1, skip = false) {
                         size_t l = (size_t)(end - p);
-                        for (int i = 0; i < nm->n && !skip; i++)
-                                if (nm->off[i] == NOT_FOUND && strlen(nm->name[i]) == l &&
-                                    memcmp(nm->name[i], p, l) == 0)
+                        /* most strings: no name of that length and first byte */
+                        if (skip || l >= 64 || !(nm->lens >> l & 1) ||
+                            !(nm->first[(uint8_t)p[0] >> 6] >> ((uint8_t)p[0] & 63) & 1))
+                                continue;
+                        for (int i = 0; i < nm->n; i++)
+                                if (nm->off[i] == NOT_FOUND && nm->len[i] == l && memcmp(nm->name[i], p, l) == 0)
                                         nm->off[i] = pos + (uint32_t)(p - w);
                 }
                 if (p > w) {
@@ -122,29 +143,26 @@ static int find_names(struct src *s, uint64_t base, uint32_t len, struct names *
         return 0;
 }
 
-/* The length of a type record after its struct btf_type; -1: unknown kind. */
-static long type_extra(const struct btf_type *t)
-{
-        uint32_t vlen = BTF_INFO_VLEN(t->info);
+/* The bytes after a struct btf_type, by kind: fixed, and per vlen; a kind
+ * this reader does not know has fixed -1.  (A table, not a switch: the
+ * kinds come in no order a branch predictor learns.) */
+static const int8_t kind_fixed[32] = {
+        [0] = -1, [BTF_KIND_INT] = 4, [BTF_KIND_ARRAY] = sizeof(struct btf_array), [BTF_KIND_VAR] = 4,
+        [BTF_KIND_DECL_TAG] = 4, [BTF_KIND_ENUM64 + 1 ... 31] = -1,
+};
+static const uint8_t kind_per_vlen[32] = {
+        [BTF_KIND_STRUCT] = sizeof(struct btf_member), [BTF_KIND_UNION] = sizeof(struct btf_member),
+        [BTF_KIND_ENUM] = 8, [BTF_KIND_FUNC_PROTO] = 8, [BTF_KIND_DATASEC] = 12, [BTF_KIND_ENUM64] = 12,
+};
 
-        switch (BTF_INFO_KIND(t->info)) {
-        case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-                return 4;
-        case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
-        case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FLOAT:
-        case BTF_KIND_TYPE_TAG:
-                return 0;
-        case BTF_KIND_ARRAY:
-                return sizeof(struct btf_array);
-        case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-                return (long)vlen * (long)sizeof(struct btf_member);
-        case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
-                return (long)vlen * 8;
-        case BTF_KIND_DATASEC: case BTF_KIND_ENUM64:
-                return (long)vlen * 12;
-        default:
+/* The length of a type record after its struct btf_type; -1: unknown kind. */
+static inline __attribute__((always_inline)) long type_extra(const struct btf_type *t)
+{
+        uint32_t kind = BTF_INFO_KIND(t->info);
+
+        if (kind_fixed[kind] < 0)
                 return -1;
-        }
+        return kind_fixed[kind] + (long)BTF_INFO_VLEN(t->info) * kind_per_vlen[kind];
 }
 
 static bool is_composite(const struct btf_type *t)
@@ -152,16 +170,52 @@ static bool is_composite(const struct btf_type *t)
         return BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT || BTF_INFO_KIND(t->info) == BTF_KIND_UNION;
 }
 
-/* Pass 2: the type section; *ret_offs[id] is type id's record (relative
- * to base), for ids 1..*ret_n. */
-static int index_types(struct src *s, uint64_t base, uint32_t len, struct names *nm,
-                       uint32_t **ret_offs, uint32_t *ret_n)
+struct types {
+        struct src *s;
+        uint64_t base;          /* the type section */
+        uint64_t strs;          /* the string section */
+        uint32_t str_len;
+        uint32_t *offs;         /* [id]: a record's offset from base */
+        uint32_t n;             /* ids 1..n */
+        struct names *nm;
+};
+
+/* Is the string at off name i?  Mapped: compared in place (the string
+ * pass is skipped); read: by the offset the string pass found. */
+static bool name_is(const struct types *ty, uint32_t off, int i)
 {
-        _cleanup_free_ uint32_t *offs = NULL;
+        const struct names *nm = ty->nm;
+        const char *p;
+
+        if (!ty->s->map)
+                return off == nm->off[i];
+        if (off >= ty->str_len || nm->len[i] >= ty->str_len - off)
+                return false;
+        p = (const char *)ty->s->map + ty->strs + off;
+        return p[0] == nm->name[i][0] && memcmp(p, nm->name[i], nm->len[i] + 1) == 0;
+}
+
+/* Could the string at off be a wanted name?  (Mapped: most names start
+ * with a byte none of the wanted ones does.) */
+static inline bool maybe_name(const struct types *ty, uint32_t off)
+{
+        uint8_t c;
+
+        if (!ty->s->map || off >= ty->str_len)
+                return true;
+        c = (uint8_t)ty->s->map[ty->strs + off];
+        return ty->nm->first[c >> 6] >> (c & 63) & 1;
+}
+
+/* Pass 2: the type section; ty->offs[id] is type id's record (relative
+ * to base), for ids 1..ty->n, and each type name's struct or union. */
+static int index_types(struct types *ty, uint32_t len)
+{
+        struct names *nm = ty->nm;
         uint32_t pos = 0, n = 0, cap = 0;
 
         while (pos < len) {
-                const struct btf_type *t = src_at(s, base + pos, sizeof *t);
+                const struct btf_type *t = src_at(ty->s, ty->base + pos, sizeof *t);
                 long extra;
                 if (!t)
                         return -EIO;
@@ -169,29 +223,21 @@ static int index_types(struct src *s, uint64_t base, uint32_t len, struct names 
                 if (len - pos < sizeof *t || extra < 0 || (uint64_t)extra > len - pos - sizeof *t)
                         return -EPROTONOSUPPORT;
                 if (++n >= cap) {
-                        uint32_t *o = realloc(offs, (size_t)(cap = cap ? cap * 2 : 65536) * sizeof *o);
+                        uint32_t *o = realloc(ty->offs, (size_t)(cap = cap ? cap * 2 : 65536) * sizeof *o);
                         if (!o)
                                 return -ENOMEM;
-                        offs = o;
+                        ty->offs = o;
                 }
-                offs[n] = pos;
-                if (is_composite(t) && t->name_off && BTF_INFO_VLEN(t->info))
+                ty->offs[n] = pos;
+                if (is_composite(t) && t->name_off && BTF_INFO_VLEN(t->info) && maybe_name(ty, t->name_off))
                         for (int i = 0; i < nm->n; i++)
-                                if (nm->off[i] == t->name_off && !nm->id[i])
+                                if (!nm->id[i] && name_is(ty, t->name_off, i))
                                         nm->id[i] = n;
                 pos += (uint32_t)sizeof *t + (uint32_t)extra;
         }
-        *ret_offs = TAKE_PTR(offs);
-        *ret_n = n;
+        ty->n = n;
         return 0;
 }
-
-struct types {
-        struct src *s;
-        uint64_t base;          /* the type section */
-        const uint32_t *offs;   /* [id]: a record's offset from base */
-        uint32_t n;             /* ids 1..n */
-};
 
 /* Type id's record with its trailer, or NULL. */
 static const struct btf_type *type_at(const struct types *ty, uint32_t id)
@@ -227,9 +273,9 @@ static uint32_t composite_id(const struct types *ty, uint32_t id)
         return 0;
 }
 
-/* Pass 3: the byte offset of the member named name_off in struct or union
- * id, looking into its anonymous members; -1: none. */
-static int32_t member_offset(const struct types *ty, uint32_t id, uint32_t name_off, int depth)
+/* Pass 3: the byte offset of the member called name `name` in struct or
+ * union id, looking into its anonymous members; -1: none. */
+static int32_t member_offset(const struct types *ty, uint32_t id, int name, int depth)
 {
         const struct btf_type *t = type_at(ty, id);
         uint32_t vlen;
@@ -247,10 +293,10 @@ static int32_t member_offset(const struct types *ty, uint32_t id, uint32_t name_
                         return -1;
                 memcpy(&m, (const uint8_t *)(tt + 1) + i * sizeof m, sizeof m);
                 uint32_t bits = kflag ? BTF_MEMBER_BIT_OFFSET(m.offset) : m.offset;
-                if (m.name_off == name_off)
+                if (m.name_off && name_is(ty, m.name_off, name))
                         return (int32_t)(bits / 8);
                 if (m.name_off == 0) {
-                        int32_t in = member_offset(ty, composite_id(ty, m.type), name_off, depth + 1);
+                        int32_t in = member_offset(ty, composite_id(ty, m.type), name, depth + 1);
                         if (in >= 0)
                                 return (int32_t)(bits / 8) + in;
                 }
@@ -294,33 +340,29 @@ static void src_close(struct src *s)
 
 static int resolve(struct src *s, struct kbtf_field *f, size_t n, struct names *nm)
 {
-        _cleanup_free_ uint32_t *offs = NULL;
         const struct btf_header *h = src_at(s, 0, sizeof *h);
-        struct types ty = { .s = s };
-        uint64_t types, strs;
+        struct types ty = { .s = s, .nm = nm };
+        uint32_t type_len;
         int r;
 
         if (!h || h->magic != BTF_MAGIC || h->version != BTF_VERSION || h->hdr_len < sizeof *h)
                 return -EPROTONOSUPPORT;
-        types = (uint64_t)h->hdr_len + h->type_off;
-        strs = (uint64_t)h->hdr_len + h->str_off;
-        uint32_t type_len = h->type_len, str_len = h->str_len;
-        if (types + type_len > s->size || strs + str_len > s->size)
+        ty.base = (uint64_t)h->hdr_len + h->type_off;
+        ty.strs = (uint64_t)h->hdr_len + h->str_off;
+        type_len = h->type_len;
+        ty.str_len = h->str_len;
+        if (ty.base + type_len > s->size || ty.strs + ty.str_len > s->size)
                 return -EPROTONOSUPPORT;
-        r = find_names(s, strs, str_len, nm);
-        if (r < 0)
-                return r;
-        r = index_types(s, types, type_len, nm, &offs, &ty.n);
-        if (r < 0)
-                return r;
-        ty.base = types;
-        ty.offs = offs;
-        for (size_t i = 0; i < n; i++) {
+        r = s->map ? 0 : find_names(s, ty.strs, ty.str_len, nm);
+        if (r >= 0)
+                r = index_types(&ty, type_len);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
                 int t = names_add(nm, f[i].type), m = names_add(nm, f[i].member);
-                if (nm->id[t] && nm->off[m] != NOT_FOUND)
-                        f[i].offset = member_offset(&ty, nm->id[t], nm->off[m], 0);
+                if (nm->id[t])
+                        f[i].offset = member_offset(&ty, nm->id[t], m, 0);
         }
-        return 0;
+        free(ty.offs);
+        return r;
 }
 
 int kbtf_offsets(const char *path, struct kbtf_field *f, size_t n, bool no_mmap)

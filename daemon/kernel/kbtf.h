@@ -12,8 +12,8 @@
 #define KBTF_VMLINUX "/sys/kernel/btf/vmlinux"
 
 struct kbtf_field {
-        const char *type;       /* a struct or union's name: "task_struct" */
-        const char *member;     /* a member's name, found inside anonymous members too */
+        const char *type;       /* a struct or union's name: "task_struct" (1 to 63 bytes) */
+        const char *member;     /* a member's name, found inside anonymous members too (the same) */
         int32_t offset;         /* out: its byte offset in type; -1: no such type or member */
 };
 
@@ -21,6 +21,7 @@ struct kbtf_field {
  * (KBTF_VMLINUX): mapped where the kernel allows it (Linux 6.16 and
  * later), else read in windows of 256 KiB.  Returns 0, or a negative errno
  * (-ENOENT: no such file, the kernel has no BTF; -EPROTONOSUPPORT: not BTF
- * this reader knows) with every offset -1.  no_mmap: read it even where it
+ * this reader knows; -EINVAL: a name empty or too long) with every offset
+ * -1.  no_mmap: read it even where it
  * could be mapped (for the tests of that path). */
 int kbtf_offsets(const char *path, struct kbtf_field *f, size_t n, bool no_mmap);
