@@ -88,7 +88,7 @@ for i in $(seq "$KILLS"); do
         # what the kill lost, once the new daemon has committed what the
         # head held: from the last tick before the kill (or the dead
         # daemon's start, if it wrote none) to the kill
-        e=$(sqlr "SELECT coalesce(max(t + dur), 0) FROM tick WHERE t + dur <= $t_kill")
+        e=$(sqlr "SELECT coalesce(max(t + dur), 0) FROM main.tick WHERE t + dur <= $t_kill")
         lost=$((t_kill - (e > t_started ? e : t_started)))
         [ "$lost" -gt "$lost_max" ] && lost_max=$lost
         t_started=$(now_ns)
