@@ -39,11 +39,14 @@
 #include "writer.h"
 
 #define CHECKPOINT_EVERY_S 60
-/* The minute's checkpoint only once the log holds
- * this much.  Each checkpoint copies every page changed since the last
- * one, the hot pages (the header, the tables' last leaves) every time:
- * once a minute that was half the bytes written at 1 s.  The 4 MiB
- * autocheckpoint (store.c) still bounds the log. */
+/* The minute's checkpoint once the log holds this much, or once it is
+ * quiet (a commit since the last checkpoint, none in the last minute):
+ * each checkpoint copies every page changed since the last one, the hot
+ * pages (the header, the tables' last leaves) every time, so committing
+ * every second it waits for 1 MiB (once a minute was half the bytes
+ * written); at the default commit_interval each commit's pages are copied
+ * a minute or two after it, its cost whole within the commit's cycle.
+ * The 4 MiB autocheckpoint (store.c) still bounds the log. */
 #define CHECKPOINT_MIN_WAL (1LL << 20)
 
 struct manager {
@@ -295,8 +298,8 @@ static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
 
         /* while writes fail, the flush has said so once; retrying the
          * checkpoint would only say it again */
-        if (!writer_failing(m->writer) && store_wal_size(m->store) >= CHECKPOINT_MIN_WAL) {
-                r = store_checkpoint(m->store, false);
+        if (!writer_failing(m->writer)) {
+                r = store_checkpoint_due(m->store, CHECKPOINT_MIN_WAL);
                 if (r < 0)
                         log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
         }

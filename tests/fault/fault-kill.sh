@@ -5,7 +5,7 @@
 # database passes PRAGMA integrity_check; after every restart each run the
 # client saw stop successfully is still there, done, with the totals and
 # score read right after its stop, and the runs the dead daemon left open
-# are closed as interrupted.  At the default commit_interval (2 minutes)
+# are closed as interrupted.  At the default commit_interval (10 minutes)
 # each kill loses at most max(1 s, an interval) of ticks: every tick is
 # in the head file at once, and the restarted daemon commits what the
 # database lacks before anything else.
