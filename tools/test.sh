@@ -5,7 +5,8 @@
 # (--enable-test-seams: fault injection, the clock offset), and run:
 #   plain build      make check-unit, check-live, check-faults (every
 #                    timing check is judged here), check-package, distcheck
-#   plain build      make check-fake (the live tests on the fake kernel)
+#   plain build      make check-side (the live and fault tests that need
+#                    no quiet machine: on the fake kernel, and the soak)
 #   sanitizer build  make check-unit, check-san and check-san-alone (the
 #                    live and fault tests that drive the daemon's, client's
 #                    and exporter's real paths, for the memory errors the
@@ -32,9 +33,10 @@ t_start=$(date +%s)
 # machine-wide count, and so needs no quiet machine, runs side by side
 # before them, in three lanes: the sanitizer tree's build, then its unit
 # tests beside its share of the live and fault tests (check-san: two at
-# a time); the plain tree's unit tests, then its live tests on the fake
-# kernel (check-fake); distcheck and then the Debian packages' test (both
-# make the release tarball in the plain tree, so one after the other).
+# a time); the plain tree's unit tests beside its live and fault tests
+# that need no quiet machine (check-side: on the fake kernel, and the
+# soak); distcheck and then the Debian packages' test (both make the
+# release tarball in the plain tree, so one after the other).
 # Last, alone, the sanitizer test that takes a CPU offline
 # (check-san-alone: every other test would see it).  Each suite's
 # results go to its own file build-test/NN-NAME-WHAT.res (NN: the order
@@ -113,17 +115,19 @@ ci_ok=false asan_ok=false
 res_file ci build; build ci "$RES" --enable-werror --enable-test-seams --enable-bpf && ci_ok=true
 # side by side, nothing timed
 res_file asan build; r_ab=$RES; res_file asan check-unit; r_au=$RES; res_file asan check-san; r_as=$RES
-san_lane() {    # the sanitizer tree: built (with the tests' programs, once), then two suites at once
-        build asan "$r_ab" --enable-werror --enable-sanitizers --enable-test-seams --enable-bpf || return 1
-        make -s -C "$top/build-asan" -j"$(nproc)" check-programs >>"$top/build-asan/build.out" 2>&1
-        run asan check-san test-san.log "$r_as" -j2 >"$T/asan-lane-san.txt" 2>&1 &
-        run asan check-unit test-unit.log "$r_au" -j2
-        wait $!; cat "$T/asan-lane-san.txt"
+two_suites() {  # two_suites NAME WHAT1 LOG1 RES1 J1 WHAT2 LOG2 RES2 J2: at once in build-NAME,
+        # once the tests' programs are built there (not by both at once)
+        local name=$1
+        make -s -C "$top/build-$name" -j"$(nproc)" check-programs >>"$top/build-$name/build.out" 2>&1
+        run "$name" "$2" "$3" "$4" "$5" >"$T/$name-$2.lane" 2>&1 &
+        run "$name" "$6" "$7" "$8" "$9"
+        wait $!; cat "$T/$name-$2.lane"
 }
-beside san_lane
+beside eval 'build asan "$r_ab" --enable-werror --enable-sanitizers --enable-test-seams --enable-bpf &&
+        two_suites asan check-san test-san.log "$r_as" -j2 check-unit test-unit.log "$r_au" -j2'
 if $ci_ok; then
-        res_file ci check-unit; r_cu=$RES; res_file ci check-fake; r_cf=$RES
-        beside eval 'run ci check-unit test-unit.log "$r_cu" -j2; run ci check-fake test-fake.log "$r_cf"'
+        res_file ci check-unit; r_cu=$RES; res_file ci check-side; r_cs=$RES
+        beside two_suites ci check-side test-side.log "$r_cs" -j1 check-unit test-unit.log "$r_cu" -j2
         # the release tarball builds, installs and uninstalls cleanly (its
         # tests are the ones here, not run a third time); then the Debian
         # packages (tests/systemd/systemd-package.sh): built from the release

@@ -21,8 +21,15 @@ j=$(ctl --format json runs --since pp1)
 [ "$(echo "$j" | jpy 'd["runs"][0]["tags"]["ways"]')" = 2 ]; ok $? "tags recorded"
 echo "$j" | jpy 'd["runs"][0]["wall_s"] > 0 and d["runs"][0]["sys_s"] > 0 and d["runs"][0]["user_s"] >= 0' | grep -q true
 ok $? "wall, user and sys time recorded"
-echo "$j" | jpy 'abs(d["runs"][0]["wall_s"] - d["runs"][0]["duration_s"]) < 0.05' | grep -q true
-ok $? "wall time agrees with the run's duration within 50ms"
+wd="wall time agrees with the run's duration within 50ms ($(echo "$j" | jpy 'round(d["runs"][0]["wall_s"] - d["runs"][0]["duration_s"], 3)') s apart)"
+if grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$top_builddir/Makefile" 2>/dev/null; then
+        # the sanitizer build runs beside other suites in CI (make
+        # check-san): a bound in ms is judged in the plain build, alone
+        skip_one "timing is judged in the plain build" -- "$wd"
+else
+        echo "$j" | jpy 'abs(d["runs"][0]["wall_s"] - d["runs"][0]["duration_s"]) < 0.05' | grep -q true
+        ok $? "$wd"
+fi
 
 cs=$(ctl --format json report --since pp1 --until pp1 | jpy 'd["runs"][0]["metrics"]["context_switches"]["total"]')
 diag "pp1: context_switches $cs for $N round trips"
