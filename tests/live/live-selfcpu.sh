@@ -8,9 +8,6 @@
 # busy - the benchmark's - scalemond's, the last being the run's stored
 # scalemond_cpu, and explain says the same words.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 INTERVAL=20ms
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
