@@ -60,6 +60,8 @@ sleep 6
 echo 0 >"$ONLINE"; ok $? "cpu$CPU taken offline"
 sleep 2
 echo 1 >"$ONLINE"; ok $? "cpu$CPU back online"
+# seen at the next tick: give a loaded machine 3 s
+for _ in $(seq 30); do grep -q "cpu $CPU came online" "$TMP/daemon.log" && break; sleep 0.1; done
 grep -q "cpu $CPU went offline" "$TMP/daemon.log" && grep -q "cpu $CPU came online" "$TMP/daemon.log"
 ok $? "  scalemond saw it go and come back"
 sleep 3
