@@ -39,17 +39,21 @@
 #include "writer.h"
 
 #define CHECKPOINT_EVERY_S 60
-/* The minute's checkpoint only once the log holds
- * this much.  Each checkpoint copies every page changed since the last
- * one, the hot pages (the header, the tables' last leaves) every time:
- * once a minute that was half the bytes written at 1 s.  The 4 MiB
- * autocheckpoint (store.c) still bounds the log. */
+/* The minute's checkpoint once the log holds this much, or once it is
+ * quiet (a commit since the last checkpoint, none in the last minute):
+ * each checkpoint copies every page changed since the last one, the hot
+ * pages (the header, the tables' last leaves) every time, so committing
+ * every second it waits for 1 MiB (once a minute was half the bytes
+ * written); at the default commit_interval each commit's pages are copied
+ * a minute or two after it, its cost whole within the commit's cycle.
+ * The 4 MiB autocheckpoint (store.c) still bounds the log. */
 #define CHECKPOINT_MIN_WAL (1LL << 20)
 
 struct manager {
         sd_event *event;
         sd_event_source *tick_src;
         sd_event_source *checkpoint_src;
+        bool start_checkpointed;           /* what the start wrote is in the database file */
         struct conf conf;                  /* the running settings: writer and retain_sched read them */
         struct conf_source source;         /* where they came from, read again on reload */
 
@@ -222,8 +226,12 @@ static void log_unavailable(struct manager *m)
  * closed as interrupted. */
 static int record_start(struct manager *m)
 {
-        int r = hostinfo_record(m->store, sampler_cpumap(m->sampler), m->procroot, &m->host_id);
+        /* one commit for the records below (each alone was a commit of its
+         * own: a new database's start wrote ten) */
+        int r = store_begin(m->store);
 
+        if (r >= 0)
+                r = hostinfo_record(m->store, sampler_cpumap(m->sampler), m->procroot, &m->host_id);
         if (r >= 0)
                 r = sync_catalogue(m);
         if (r >= 0)
@@ -236,6 +244,10 @@ static int record_start(struct manager *m)
                 r = store_meta_set(m->store, "daemon_version", PACKAGE_VERSION);
         if (r >= 0)
                 r = store_add_event(m->store, now_realtime_ns(), "start", -1, PACKAGE_VERSION);
+        if (r >= 0)
+                r = store_commit(m->store);
+        else
+                store_rollback(m->store);
         if (r >= 0)
                 r = runs_recover(m->store, m->sampler);
         return r;
@@ -293,10 +305,18 @@ static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
         struct manager *m = userdata;
         int r;
 
+        /* the first, half an interval after the first tick: what the start
+         * wrote (the schema, the catalogue) goes into the database file, a
+         * start-up cost, not carried in the log into the steady state, and
+         * not before the first tick, which does not need it */
+        if (!m->start_checkpointed) {
+                m->start_checkpointed = true;
+                if (store_checkpoint(m->store, true) < 0)
+                        log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
         /* while writes fail, the flush has said so once; retrying the
          * checkpoint would only say it again */
-        if (!writer_failing(m->writer) && store_wal_size(m->store) >= CHECKPOINT_MIN_WAL) {
-                r = store_checkpoint(m->store, false);
+        } else if (!writer_failing(m->writer)) {
+                r = store_checkpoint_due(m->store, CHECKPOINT_MIN_WAL);
                 if (r < 0)
                         log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
         }
@@ -631,19 +651,16 @@ int manager_run(struct manager *m)
                 r = sd_event_source_set_priority(m->tick_src, SD_EVENT_PRIORITY_IMPORTANT);
         if (r >= 0)
                 r = sd_event_add_time(m->event, &m->checkpoint_src, CLOCK_MONOTONIC,
-                                      now + CHECKPOINT_EVERY_S * USEC_PER_SEC, USEC_PER_SEC, on_checkpoint, m);
-        /* retention at once (a backlog starts shrinking), then in slices
-         * that give way to ticks and requests */
+                                      m->next_usec + interval_usec(m) / 2, USEC_PER_SEC, on_checkpoint, m);
+        /* retention half an interval after the first tick (a backlog
+         * starts shrinking), in slices that give way to ticks and requests */
         if (r >= 0)
-                r = retain_sched_new(m->event, m->store, m->writer, &m->conf, &m->retain);
+                r = retain_sched_new(m->event, m->store, m->writer, &m->conf, m->next_usec + interval_usec(m) / 2,
+                                     &m->retain);
         if (r < 0)
                 return r;
         m->req.retain = m->retain;
 
-        /* what the start wrote (the schema, the
-         * catalogue) goes into the database now, a start-up cost, not
-         * carried in the log into the steady state */
-        store_checkpoint(m->store, true);
         log_unavailable(m);
         set_status(m);
         {

@@ -110,6 +110,11 @@ int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);
 int store_checkpoint(struct store *s, bool truncate);
+/* Called every minute or so: a passive checkpoint when the log holds
+ * min_wal bytes, or when this connection wrote since the last checkpoint
+ * and not since the last call (the log is quiet).  0, or as
+ * store_checkpoint(). */
+int store_checkpoint_due(struct store *s, int64_t min_wal);
 /* Memory SQLite holds in this process (its page cache, mostly). */
 int64_t store_memory_used(void);
 /* Size of the write-ahead log file in bytes (0 if there is none). */

@@ -47,9 +47,21 @@ static const struct counter_set {
         const char *metrics[8];
 } builtin_sets[] = {
         { "sched", { "context_switches", "cpu_migrations", "lock_contentions", "cpu_user", "cpu_system" } },
-        { "faults", { "page_faults", "page_faults_minor", "page_faults_major", "cpu_user", "cpu_system" } },
+        { "faults", { "page_faults", "page_faults_minor", "page_faults_major", "cpu_user", "cpu_system", "pgfault",
+                      "pgmajfault" } },
         { "kvm", { "kvm_exits", "kvm_pause_exits", "kvm_ple_window_updates", "cpu_guest", "cpu_steal" } },
         { "pmu", { "cycles", "instructions", "cpu_user", "cpu_system" } },
+};
+
+/* The per-CPU fault events are off by default (scalemon.conf(5),
+ * per_cpu_faults): in a built-in set, such a column is left out where the
+ * machine's own count (/proc/vmstat, on the system: line) stands in. */
+static const struct {
+        const char *metric, *stand_in;
+} stand_ins[] = {
+        { "page_faults", "pgfault" },
+        { "page_faults_minor", "pgfault" },
+        { "page_faults_major", "pgmajfault" },
 };
 
 /* Shown with every set, where the catalogue has them (second stage). */
@@ -143,6 +155,20 @@ static size_t set_metrics(const struct top *tp, int set, const char **out, size_
                         out[n++] = cs->metrics[i];
         }
         return n;
+}
+
+static bool stood_in(const struct top *tp, const char *metric)
+{
+        const struct sub_info *in = sub_info(tp->sub);
+
+        if (tp->ncustom && tp->set == 0)
+                return false;   /* --metric shows what it names */
+        for (size_t i = 0; i < ELEMENTSOF(stand_ins); i++)
+                if (streq(stand_ins[i].metric, metric)) {
+                        int mi = sub_metric_index(tp->sub, stand_ins[i].stand_in);
+                        return mi >= 0 && in->metrics[mi].available;
+                }
+        return false;
 }
 
 static const char *set_name(const struct top *tp, int set)
@@ -266,7 +292,7 @@ static void frame_columns(struct top *tp, struct top_frame *f, enum sub_loc rowl
                 if (mi < 0)
                         continue;
                 m = &in->metrics[mi];
-                if (i >= nwant && !m->available)
+                if (!m->available && (i >= nwant || stood_in(tp, name)))
                         continue;
                 if (m->loc == rowloc && f->ncols < TOP_MAX_COLS) {
                         struct top_col *c = &f->cols[f->ncols++];

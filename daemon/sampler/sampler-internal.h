@@ -103,6 +103,10 @@ struct sampler {
         bool *lw_cpu_primed;                    /* [map.ncpus]: lw_prev[c] is a baseline of an online CPU */
         int *lw_src;                            /* [map.ncpus]: the CPU whose slot c replays (c, or c % real) */
         bool lw_primed;
+
+        /* scalemond's own CPU time (sampler-self.c) */
+        int64_t self_prev_ns;                   /* CLOCK_PROCESS_CPUTIME_ID at the last tick */
+        bool self_primed;
 };
 
 int sampler_grow(void **p, size_t *cap, size_t n, size_t size);
@@ -156,6 +160,7 @@ extern const struct sampler_source sampler_numastat_source;
 extern const struct sampler_source sampler_psi_source;          /* sampler-pressure.c */
 extern const struct sampler_source sampler_schedstat_source;
 extern const struct sampler_source sampler_lockwait_source;     /* sampler-lockwait.c */
+extern const struct sampler_source sampler_self_source;         /* sampler-self.c */
 
 /* Refresh the CPU map's online set; if it changed, close the groups of
  * CPUs that went offline and reopen those that came back, with an event

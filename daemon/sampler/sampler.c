@@ -188,7 +188,8 @@ static const struct sampler_source *const sources[] = {
         &sampler_numastat_source,
         &sampler_psi_source,            /* before schedstat: schedstat's close frees their state */
         &sampler_schedstat_source,
-        &own_source,                    /* last: the runs' own cgroups */
+        &own_source,                    /* the runs' own cgroups */
+        &sampler_self_source,           /* last: the tick's reads so far in its delta */
 };
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
@@ -497,7 +498,7 @@ const int64_t *sampler_totals(const struct sampler *s) { return s->totals; }
 
 double sampler_scale(const struct sampler *s, int m)
 {
-        return metric_table[m].source == SRC_PROCSTAT ? s->clk_scale : 1.0;
+        return metric_table[m].source == SRC_PROCSTAT ? s->clk_scale : metric_table[m].source == SRC_SELF ? 1e-9 : 1.0;
 }
 
 int sampler_tracepoint(const struct sampler *s, int m, uint64_t *ret_id)

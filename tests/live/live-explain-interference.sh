@@ -16,9 +16,6 @@
 # first whose first cause is the hog's is judged, and where none is, the
 # last, and the checks fail.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v stress-ng >/dev/null || skip_all "stress-ng not installed"
 command -v perf >/dev/null || skip_all "perf (linux-perf) not installed: it measures the hog"

@@ -7,9 +7,6 @@
 # truth is the command's own output, read again here with awk, and perf's
 # own "Averaged" line.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v perf >/dev/null || skip_all "perf not installed"

@@ -202,7 +202,7 @@ static void test_sched(void)
         c.rollup_interval_ns = BUCKET;
         c.retain_rollup_ns = 0;
         c.max_db_size = 0;
-        ok(sd_event_new(&e) >= 0 && writer_new(st, &c, &w) == 0 && retain_sched_new(e, st, w, &c, &rs) == 0,
+        ok(sd_event_new(&e) >= 0 && writer_new(st, &c, &w) == 0 && retain_sched_new(e, st, w, &c, 0, &rs) == 0,
            "sched: event loop, writer and schedule");
         if (!rs)
                 return;
