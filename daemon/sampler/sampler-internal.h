@@ -88,8 +88,6 @@ struct sampler {
 
         struct tick_profile *profile;           /* SCALEMON_TICK_PROFILE=1 (sampler.c), else NULL */
 
-        struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
-        size_t capsorted;
 
         /* lock wait, BPF (sampler-lockwait.c) */
         struct lockwait *lw;                    /* NULL: its metrics unavailable */
