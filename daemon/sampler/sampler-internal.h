@@ -93,8 +93,6 @@ struct sampler {
         sampler_own_fn own_fn;                  /* the open runs' own cgroups (sampler_set_own()), or NULL */
         void *own_ud;
 
-        struct sample_value *sorted;            /* spare buffer for sort_tick(), swapped with tick.v */
-        size_t capsorted;
 
         /* lock wait, BPF (sampler-lockwait.c) */
         struct lockwait *lw;                    /* NULL: its metrics unavailable */
