@@ -1,10 +1,13 @@
 #!/bin/bash
 # live-lockwait-refused.sh - BPF refused: scalemond without CAP_BPF and
 # CAP_SYS_ADMIN (setpriv drops them from the bounding set, CAP_PERFMON
-# stays), then with bpf() blocked by a seccomp filter (tests/workloads/wl-nobpf).
-# Each time the lock wait metrics are unavailable with the reason, said
-# once in the log, and everything else is still counted: lock_contentions
-# on the mmap storm, context switches, CPU time.
+# stays), then with bpf() blocked by a seccomp filter (tests/workloads/wl-nobpf),
+# then without the kernel's BTF (in a mount namespace of its own, an empty
+# file over /sys/kernel/btf/vmlinux: what a kernel built without
+# CONFIG_DEBUG_INFO_BTF offers).  Each time the lock wait metrics are
+# unavailable with the reason, said once in the log and by `scalemonctl
+# status`, and everything else is still counted: lock_contentions on the
+# mmap storm, context switches, CPU time.
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 command -v python3 >/dev/null || skip_all "python3 not installed"
@@ -32,6 +35,10 @@ EOW
         [ $n -eq 10 ]; ok $? "$how: the 10 lock wait metrics are unavailable, why: $why"
         [ "$(grep -c 'lock_wait.*unavailable\|lock_contentions_.*unavailable' "$TMP/daemon.log")" -eq 1 ]
         ok $? "  said once in the log: $(grep 'lock_wait_ns unavailable' "$TMP/daemon.log" | head -n 1 | cut -c1-160)"
+        local line; line=$(ctl status | grep '^lock wait:')
+        [[ "$line" == "lock wait: not counted: "*"$want"* ]]; ok $? "  and by scalemonctl status: $line"
+        [ "$(ctl --format json status | jpy "d['lock_wait']['available']")" = false ]
+        ok $? "  status --format json: lock_wait.available false"
         [ "$(ctl --format json metrics | jpy "[m['available'] for m in d['metrics'] if m['name'] == 'lock_contentions'][0]")" = true ]
         ok $? "  lock_contentions is still available"
         ctl run start "storm$3" >/dev/null && "$WL/wl-mmapstorm" 4 1 >/dev/null && ctl run stop "storm$3" >/dev/null
@@ -50,4 +57,16 @@ EOW
 
 refused "setpriv --bounding-set -bpf,-sys_admin --" "needs CAP_BPF" 1
 refused "$WL/wl-nobpf" "refused" 2
+if [ -r /sys/kernel/btf/vmlinux ] && command -v unshare >/dev/null; then
+        : >"$TMP/empty"
+        cat >"$TMP/nobtf" <<'EOW'
+#!/bin/bash
+# nobtf EMPTY COMMAND...: COMMAND where /sys/kernel/btf/vmlinux is EMPTY
+exec unshare -m --propagation private /bin/bash -c 'mount --bind "$0" /sys/kernel/btf/vmlinux && exec "$@"' "$@"
+EOW
+        chmod +x "$TMP/nobtf"
+        refused "$TMP/nobtf $TMP/empty" "the kernel's BTF cannot be read" 3
+else
+        skip_one "this kernel has no BTF to hide (or no unshare)" -- "without the kernel's BTF: the lock wait metrics unavailable, said why"
+fi
 finish

@@ -5,9 +5,6 @@
 # name and a bad name are refused with one line and nothing changed; it
 # works through the daemon and directly on a database no daemon holds.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
