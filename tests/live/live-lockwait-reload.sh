@@ -47,11 +47,17 @@ before=$(progs | awk '{ print $1 }')
 [ "$(names)" = "lw_begin lw_end lw_symbolize " ]; ok $? "loaded at start: $(names)(ids $(echo $before))"
 read -r lc bw < <(storm s1); diag "storm with the program: lock_contentions $lc, BPF waits by type $bw"
 
-reload_with "exclude = $LOCK_METRICS"$'\n'; ok $? "reload excluding the ten lock wait metrics"
+ctl run start across >/dev/null || bail "run start across"
+reload_with "exclude = $LOCK_METRICS"$'\n'; ok $? "reload excluding the ten lock wait metrics (a run open across it)"
 [ -z "$(progs)" ]; ok $? "scalemond holds no lock wait program ($(names))"
 gone=0; for id in $before; do bpftool prog show id "$id" >/dev/null 2>&1 || gone=$((gone + 1)); done
 [ "$gone" = "$(echo $before | wc -w)" ]; ok $? "the kernel has none of them left ($gone of $(echo $before | wc -w) ids gone)"
 [ "$(grep -c 'lock wait: BPF program unloaded' "$TMP/daemon.log")" = 1 ]; ok $? "said once in the log"
+ctl run stop across >/dev/null; ok $? "the run open across the unload stops"
+lw_why=$(ctl --format json report --since across --until across | jpy "d['runs'][0].get('locks_why')")
+st=$(ctl --format json runs --since across --until across | jpy "d['runs'][0]['status']")
+[ "$st" = done ] && [ -n "$lw_why" ] && [ "$lw_why" != None ]
+ok $? "  done, and its locks table says why it is missing: $lw_why"
 read -r lc2 bw2 < <(storm s2)
 [ "${lc2:-0}" -ge 50 ] && [ "$bw2" = 0 ]
 ok $? "  the storm still counted by lock_contentions ($lc2), no BPF waits ($bw2)"
