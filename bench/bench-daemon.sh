@@ -25,7 +25,9 @@
 # the first interval itself (neither can write a delta sooner).  scalemond
 # runs with --commit-interval 0 here, so its first sample is on disk at
 # the first tick (with the default it is held up to 10 minutes).  Target:
-# scalemond's start-up CPU at most twice perf stat's (median ratio).
+# scalemond's start-up CPU at most twice perf stat's (median ratio), on a
+# new database (the schema made); beside it, scalemond started again on
+# that database (a service's start: the schema there).
 # The start-up figure alone: BENCH_LOADS= BENCH_INTERVALS=1000.
 #
 # The machine may be shared: absolute figures swing several-fold with the
@@ -69,8 +71,8 @@ cpu_ns() {              # PID -> ns on the CPU so far, all its threads
 }
 now_ns() { date +%s%N; }
 
-start_scalemond() {     # interval_ms commit_interval
-        rm -f "$tmp"/db*
+start_scalemond() {     # interval_ms commit_interval [keep: start on the database there is]
+        [ -n "${3:-}" ] || rm -f "$tmp"/db*
         "$top_builddir/scalemond" --foreground --db "$tmp/db" --socket "$tmp/sock" --interval "${1}ms" \
                 --commit-interval "$2" 2>"$tmp/sm.log" &
         sm_pid=$!
@@ -118,11 +120,13 @@ startup_wait() {        # pid t0 cmd...
         done
         echo "bench-daemon: no first sample within 30 s" >&2; return 1
 }
-sm_has_tick() { [ -e "$tmp/db" ] && [ "$(sqlite3 "file:$tmp/db?mode=ro" 'SELECT count(*) FROM tick' 2>/dev/null)" -gt 0 ] 2>/dev/null; }
+sm_ticks() { sqlite3 "file:$tmp/db?mode=ro" 'SELECT count(*) FROM tick' 2>/dev/null || echo 0; }
+sm_has_tick() { [ -e "$tmp/db" ] && [ "$(sm_ticks)" -gt "${ticks0:-0}" ] 2>/dev/null; }
 pf_has_line() { grep -q '^ *[0-9]' "$tmp/pf.out" 2>/dev/null; }
 
-startup_round() {       # interval_ms: appends "iv sm_wall sm_cpu pf_wall pf_cpu" to $tmp/startup
-        local t0 sm pf
+startup_round() {       # interval_ms: appends "iv sm_wall sm_cpu pf_wall pf_cpu sm2_wall sm2_cpu" to $tmp/startup
+        local t0 sm pf sm2
+        ticks0=0
         t0=$(now_ns); start_scalemond "$1" 0
         sm=$(startup_wait "$sm_pid" "$t0" sm_has_tick) || { cat "$tmp/sm.log" >&2; exit 1; }
         stop_scalemond
@@ -130,7 +134,12 @@ startup_round() {       # interval_ms: appends "iv sm_wall sm_cpu pf_wall pf_cpu
         t0=$(now_ns); start_perf "$1" "$tmp/pf.out"
         pf=$(startup_wait "$pf_pid" "$t0" pf_has_line) || exit 1
         stop_perf
-        echo "$1 $sm $pf" >>"$tmp/startup"
+        # again on the database the first made (a restart: a service's start)
+        ticks0=$(sm_ticks)
+        t0=$(now_ns); start_scalemond "$1" 0 keep
+        sm2=$(startup_wait "$sm_pid" "$t0" sm_has_tick) || { cat "$tmp/sm.log" >&2; exit 1; }
+        stop_scalemond
+        echo "$1 $sm $pf $sm2" >>"$tmp/startup"
 }
 
 stats() {               # python: summaries and the verdicts, from $tmp/steady and $tmp/startup
@@ -165,10 +174,13 @@ for iv, rs in sorted(su.items(), key=lambda k: -k[0]):
     print(f"  {iv:5d}ms start-up to the first sample written: scalemond {mmm(col(0), '{:.0f}')} ms wall, "
           f"{mmm(col(1), '{:.1f}')} ms CPU;  perf stat {mmm(col(2), '{:.0f}')} ms wall, {mmm(col(3), '{:.1f}')} ms CPU"
           f" (min/median/max of {len(rs)})")
+    print(f"  {iv:5d}ms start-up of scalemond on the database it made (a restart): {mmm(col(4), '{:.0f}')} ms wall, "
+          f"{mmm(col(5), '{:.1f}')} ms CPU")
     cr = st.median([r[1] / r[3] for r in rs if r[3]])
     wr = st.median([r[0] / r[2] for r in rs if r[2]])
-    print(f"  {iv:5d}ms start-up, scalemond / perf stat: CPU {cr:.2f}, wall {wr:.2f} (medians; target: CPU <= 2) "
-          + ("PASS" if cr <= 2 else "MISS"))
+    rr = st.median([r[5] / r[3] for r in rs if r[3]])
+    print(f"  {iv:5d}ms start-up, scalemond / perf stat: CPU {cr:.2f}, wall {wr:.2f}; restarted, CPU {rr:.2f} "
+          "(medians; target: CPU <= 2) " + ("PASS" if cr <= 2 else "MISS"))
 EOF
 }
 

@@ -115,4 +115,18 @@ struct lw_caller_val {
 /* How many distinct kernel stacks the program keeps. */
 #define LW_STACKS 4096
 
+/* Byte offsets of the kernel fields the program reads, found by the
+ * daemon in the kernel's BTF (daemon/kernel/kbtf.c); -1: not there. */
+struct lw_offsets {
+        __s32 task_mm;          /* task_struct.mm */
+        __s32 task_sighand;     /* task_struct.sighand */
+        __s32 task_se;          /* task_struct.se */
+        __s32 se_cfs_rq;        /* sched_entity.cfs_rq (CONFIG_FAIR_GROUP_SCHED) */
+        __s32 cfs_rq_rq;        /* cfs_rq.rq */
+        __s32 rq_lock;          /* rq.__lock */
+        __s32 mm_mmap_lock;     /* mm_struct.mmap_lock */
+        __s32 rwsem_wait_lock;  /* rw_semaphore.wait_lock */
+        __s32 sighand_siglock;  /* sighand_struct.siglock */
+};
+
 #endif

@@ -21,9 +21,10 @@
  * Lock identity: a key is (stack, flags, lock address, own slot).  When
  * a key is first met, the program recognises the address as the waiter's
  * mm->mmap_lock (or the spinlock inside it, its wait_lock) or
- * sighand->siglock, or as this CPU's runqueue lock, with
- * field offsets relocated from the kernel's BTF (CO-RE); a kernel without
- * BTF or without those fields leaves those locks named by address.  Each
+ * sighand->siglock, or as this CPU's runqueue lock, with field offsets
+ * the daemon found in the kernel's BTF (daemon/kernel/kbtf.c) and set
+ * before loading; a kernel without BTF or without those fields leaves
+ * those locks named by address.  Each
  * CPU notes its runqueue lock's address in rq_lock_addr[] so that the
  * daemon also recognises another CPU's.  The runqueue is found through
  * the running task (current->se.cfs_rq->rq: its CPU's, with group
@@ -36,12 +37,11 @@
  * {begin,end}/format), so that building does not depend on the build
  * machine's running kernel.  The layout is the tracepoint ABI of every
  * kernel since 5.19, where these tracepoints appeared.  The few kernel
- * structures read are declared the same way, by the fields used, and
- * relocated by libbpf against the running kernel's BTF.
+ * structure fields read are read at the offsets in lw_off (no CO-RE
+ * relocation: libbpf then never loads the kernel's BTF, 5 MiB).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 
 #include "lockwait-abi.h"
 
@@ -60,21 +60,22 @@ struct tp_contention_end {
         __s32 ret;              /* offset 16, size 4 */
 };
 
-/* Kernel structures, by the fields read (preserve_access_index: libbpf
- * relocates the offsets to the running kernel's layout). */
-typedef struct raw_spinlock { int unused; } raw_spinlock_t;
-struct rw_semaphore { raw_spinlock_t wait_lock; } __attribute__((preserve_access_index));
-struct spinlock { int unused; };
-struct mm_struct { struct rw_semaphore mmap_lock; } __attribute__((preserve_access_index));
-struct sighand_struct { struct spinlock siglock; } __attribute__((preserve_access_index));
-struct rq { raw_spinlock_t __lock; } __attribute__((preserve_access_index));
-struct cfs_rq { struct rq *rq; } __attribute__((preserve_access_index));
-struct sched_entity { struct cfs_rq *cfs_rq; } __attribute__((preserve_access_index));
-struct task_struct {
-        struct mm_struct *mm;
-        struct sighand_struct *sighand;
-        struct sched_entity se;
-} __attribute__((preserve_access_index));
+/* The kernel structures' field offsets, set by the daemon before loading
+ * (lockwait-abi.h); -1: not in this kernel. */
+const volatile struct lw_offsets lw_off = {
+        .task_mm = -1, .task_sighand = -1, .task_se = -1, .se_cfs_rq = -1, .cfs_rq_rq = -1,
+        .rq_lock = -1, .mm_mmap_lock = -1, .rwsem_wait_lock = -1, .sighand_siglock = -1,
+};
+
+/* The pointer at p + off, 0 if it cannot be read. */
+static __always_inline __u64 read_ptr(__u64 p, __s32 off)
+{
+        __u64 v = 0;
+
+        if (bpf_probe_read_kernel(&v, sizeof v, (const void *)(p + off)) < 0)
+                return 0;
+        return v;
+}
 
 /* What a tracepoint program returns: 0 would also suppress the event for
  * every perf user of the tracepoint (perf_trace_run_bpf_submit()), among
@@ -185,41 +186,39 @@ static __always_inline struct lw_cpu *this_cpu(void)
 /* This CPU's runqueue lock address, noted once. */
 static __always_inline void note_rq_lock(void)
 {
-        struct task_struct *t;
         __u32 cpu = bpf_get_smp_processor_id();
-        __u64 rq;
+        __u64 cfs, rq;
 
-        if (cpu >= LW_RQ_CPUS || rq_lock_addr[cpu] || !bpf_core_field_exists(struct sched_entity, cfs_rq) ||
-            !bpf_core_field_exists(struct cfs_rq, rq) || !bpf_core_field_exists(struct rq, __lock))
+        if (cpu >= LW_RQ_CPUS || rq_lock_addr[cpu] || lw_off.task_se < 0 || lw_off.se_cfs_rq < 0 ||
+            lw_off.cfs_rq_rq < 0 || lw_off.rq_lock < 0)
                 return;
-        t = (struct task_struct *)bpf_get_current_task();
-        rq = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
+        cfs = read_ptr(bpf_get_current_task(), lw_off.task_se + lw_off.se_cfs_rq);
+        rq = cfs ? read_ptr(cfs, lw_off.cfs_rq_rq) : 0;
         if (rq)
-                rq_lock_addr[cpu] = rq + bpf_core_field_offset(struct rq, __lock);
+                rq_lock_addr[cpu] = rq + lw_off.rq_lock;
 }
 
 /* What lock is, seen from the waiter (the current task). */
 static __always_inline __u32 lock_kind(__u64 lock)
 {
-        struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+        __u64 t = bpf_get_current_task();
         __u32 cpu = bpf_get_smp_processor_id();
         __u64 p;
 
         if (cpu < LW_RQ_CPUS && lock == rq_lock_addr[cpu])
                 return LW_KIND_RQ;
-        if (bpf_core_field_exists(struct mm_struct, mmap_lock)) {
-                p = (__u64)BPF_CORE_READ(t, mm);
+        if (lw_off.task_mm >= 0 && lw_off.mm_mmap_lock >= 0) {
+                p = read_ptr(t, lw_off.task_mm);
                 if (p)
-                        p += bpf_core_field_offset(struct mm_struct, mmap_lock);
+                        p += lw_off.mm_mmap_lock;
                 if (p && lock == p)
                         return LW_KIND_MMAP;
-                if (p && bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
-                    lock == p + bpf_core_field_offset(struct rw_semaphore, wait_lock))
+                if (p && lw_off.rwsem_wait_lock >= 0 && lock == p + lw_off.rwsem_wait_lock)
                         return LW_KIND_MMAP_WAIT;
         }
-        if (bpf_core_field_exists(struct sighand_struct, siglock)) {
-                p = (__u64)BPF_CORE_READ(t, sighand);
-                if (p && lock == p + bpf_core_field_offset(struct sighand_struct, siglock))
+        if (lw_off.task_sighand >= 0 && lw_off.sighand_siglock >= 0) {
+                p = read_ptr(t, lw_off.task_sighand);
+                if (p && lock == p + lw_off.sighand_siglock)
                         return LW_KIND_SIGLOCK;
         }
         return LW_KIND_OTHER;

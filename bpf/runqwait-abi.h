@@ -14,4 +14,12 @@ struct rq_cpu {
         __u64 pad[6];           /* one cache line a CPU */
 };
 
+/* Byte offsets of the task_struct fields the program reads, found by the
+ * daemon in the kernel's BTF (daemon/kernel/kbtf.c); -1: not there. */
+struct rq_offsets {
+        __s32 pid;              /* task_struct.pid */
+        __s32 start_time;       /* task_struct.start_time */
+        __s32 run_delay;        /* task_struct.sched_info + sched_info.run_delay */
+};
+
 #endif

@@ -18,31 +18,24 @@
  * task's last wait is counted when it leaves the CPU, so a wait shows up
  * in the tick in which that run ended: at most one run late.
  *
- * tp_btf: the kernel passes the tracepoint's arguments directly (no
- * record is built), and the task_struct fields are relocated against the
- * running kernel's BTF (CO-RE), so no vmlinux.h is needed at build time.
- * Idle tasks (pid 0) are not counted.
+ * A raw tracepoint: the kernel passes the tracepoint's arguments directly
+ * (no record is built).  The task's fields are read at offsets the daemon
+ * found in the kernel's BTF (daemon/kernel/kbtf.c) and set before loading,
+ * so libbpf has no relocation to do and never loads the kernel's BTF (5
+ * MiB, most of the daemon's start-up); the task's storage is reached
+ * through bpf_get_current_task_btf(): at sched_switch the task leaving
+ * the CPU is still the current one.  Idle tasks (pid 0) are not counted.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 
 #include "runqwait-abi.h"
 
 char LICENSE[] SEC("license") = "GPL";   /* bpf_task_storage_get() is GPL-only */
 
-struct sched_info {
-        unsigned long long run_delay;
-} __attribute__((preserve_access_index));
-
-struct task_struct {
-        int pid;
-        unsigned long long start_time;  /* CLOCK_MONOTONIC ns */
-        struct sched_info sched_info;
-} __attribute__((preserve_access_index));
-
 /* Set by the daemon before loading. */
 const volatile __u32 max_cpus = 1;
+const volatile struct rq_offsets rq_off = { .pid = -1, .start_time = -1, .run_delay = -1 };
 /* Set by the daemon just before attaching: tasks started after it are
  * counted from their birth. */
 __u64 attach_ns = 0;
@@ -67,27 +60,39 @@ struct {
         __type(value, struct seen);
 } last SEC(".maps");
 
+/* The __u64 at p + off, 0 if it cannot be read. */
+static __always_inline __u64 read_u64(__u64 p, __s32 off)
+{
+        __u64 v = 0;
+
+        if (bpf_probe_read_kernel(&v, sizeof v, (const void *)(p + off)) < 0)
+                return 0;
+        return v;
+}
+
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct
  * *next, unsigned int prev_state) */
-SEC("tp_btf/sched_switch")
-int rq_switch(unsigned long long *ctx)
+SEC("raw_tp/sched_switch")
+int rq_switch(struct bpf_raw_tracepoint_args *ctx)
 {
-        struct task_struct *prev = (struct task_struct *)ctx[1];
+        __u64 prev = ctx->args[1];
         __u32 cpu = bpf_get_smp_processor_id();
         struct rq_cpu *slot;
         struct seen *s;
         __u64 now, delta;
+        int pid = 0;
 
-        if (!prev || prev->pid == 0)
+        if (!prev || rq_off.pid < 0 || rq_off.start_time < 0 || rq_off.run_delay < 0 ||
+            bpf_probe_read_kernel(&pid, sizeof pid, (const void *)(prev + rq_off.pid)) < 0 || pid == 0)
                 return 0;
-        s = bpf_task_storage_get(&last, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+        s = bpf_task_storage_get(&last, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
         if (!s)
                 return 0;
-        now = prev->sched_info.run_delay;
+        now = read_u64(prev, rq_off.run_delay);
         if (s->known)
                 delta = now - s->run_delay;
         else
-                delta = prev->start_time >= attach_ns && attach_ns ? now : 0;
+                delta = read_u64(prev, rq_off.start_time) >= attach_ns && attach_ns ? now : 0;
         s->run_delay = now;
         s->known = 1;
         if (delta && cpu < max_cpus && (slot = bpf_map_lookup_elem(&rq_stat, &cpu))) {

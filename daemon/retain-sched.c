@@ -145,10 +145,9 @@ static int on_retain(sd_event_source *src, uint64_t usec, void *userdata)
 }
 
 int retain_sched_new(sd_event *e, struct store *st, const struct writer *w, const struct conf *conf,
-                     struct retain_sched **ret)
+                     uint64_t first_usec, struct retain_sched **ret)
 {
         struct retain_sched *rs = calloc(1, sizeof *rs);
-        uint64_t now;
         int r;
 
         if (!rs)
@@ -157,8 +156,7 @@ int retain_sched_new(sd_event *e, struct store *st, const struct writer *w, cons
         rs->writer = w;
         rs->conf = conf;
         rs->rollup_cursor = -1;
-        sd_event_now(e, CLOCK_MONOTONIC, &now);
-        r = sd_event_add_time(e, &rs->src, CLOCK_MONOTONIC, now, 1000, on_retain, rs);
+        r = sd_event_add_time(e, &rs->src, CLOCK_MONOTONIC, first_usec, 1000, on_retain, rs);
         if (r >= 0)
                 r = sd_event_source_set_priority(rs->src, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {

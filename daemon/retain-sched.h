@@ -19,11 +19,12 @@ struct retain_stats {
         int64_t db_bytes;               /* the database's pages in use, looked at now */
 };
 
-/* Start at once (a backlog starts shrinking), then in slices that give way
- * to ticks and requests.  conf is read at every slice (it changes in place
+/* Start at first_usec (CLOCK_MONOTONIC: the daemon's first tick, after
+ * which a backlog starts shrinking), then in slices that give way to
+ * ticks and requests.  conf is read at every slice (it changes in place
  * on reload) and must outlive the scheduler, as must st and w. */
 int retain_sched_new(sd_event *e, struct store *st, const struct writer *w, const struct conf *conf,
-                     struct retain_sched **ret);
+                     uint64_t first_usec, struct retain_sched **ret);
 struct retain_sched *retain_sched_free(struct retain_sched *rs);
 /* A run was deleted: its intervals may go now. */
 void retain_sched_run_deleted(struct retain_sched *rs);

@@ -32,7 +32,7 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
  * existing one keeps its own): store_page_size_for(ncpus).  store_open()
  * creates with 16 KiB pages. */
 int store_open_sized(const char *path, int page_size, struct store **ret, char **ret_err);
-/* The page size for a new database on a host of ncpus CPUs (issue 19):
+/* The page size for a new database on a host of ncpus CPUs:
  * 4 KiB where a tick's per-CPU row fits a 4 KiB page's b-tree cell,
  * 16 KiB past that. */
 int store_page_size_for(int ncpus);

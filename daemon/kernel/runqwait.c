@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bpfload.h"
+#include "kbtf.h"
 #include "macro.h"
 #include "runqwait.h"
 #include "timeutil.h"
@@ -31,6 +32,29 @@ struct runqwait {
         size_t map_len;
         int nslots, ncpus;
 };
+
+/* The task_struct fields the program reads, from the kernel's BTF. */
+static int set_offsets(struct runqwait_bpf *skel, char **ret_why)
+{
+        struct kbtf_field f[] = {
+                { "task_struct", "pid", -1 }, { "task_struct", "start_time", -1 },
+                { "task_struct", "sched_info", -1 }, { "sched_info", "run_delay", -1 },
+        };
+        struct rq_offsets *o = (struct rq_offsets *)&skel->rodata->rq_off;
+        int r = kbtf_offsets(KBTF_VMLINUX, f, ELEMENTSOF(f), false);
+
+        if (r < 0 || f[0].offset < 0 || f[1].offset < 0 || f[2].offset < 0 || f[3].offset < 0) {
+                if (asprintf(ret_why, "%s needs the kernel's BTF with task_struct.sched_info.run_delay "
+                             "(CONFIG_DEBUG_INFO_BTF, CONFIG_SCHED_INFO): %s%s", RQ_PROGRAM,
+                             r < 0 ? "cannot read it from " KBTF_VMLINUX ": " : "a field is missing from " KBTF_VMLINUX,
+                             r < 0 ? strerror(-r) : "") < 0)
+                        *ret_why = NULL;
+                return r < 0 ? r : -EOPNOTSUPP;
+        }
+        *o = (struct rq_offsets){ .pid = f[0].offset, .start_time = f[1].offset,
+                                  .run_delay = f[2].offset + f[3].offset };
+        return 0;
+}
 
 int runqwait_open(int slots, struct runqwait **ret, char **ret_why)
 {
@@ -55,6 +79,9 @@ int runqwait_open(int slots, struct runqwait **ret, char **ret_why)
         }
         rq->skel->rodata->max_cpus = (__u32)rq->nslots;
         bpf_map__set_max_entries(rq->skel->maps.rq_stat, (__u32)rq->nslots);
+        r = set_offsets(rq->skel, ret_why);
+        if (r < 0)
+                goto fail;
         r = runqwait_bpf__load(rq->skel);
         if (r < 0) {
                 *ret_why = bpfload_why(r, RQ_PROGRAM);
