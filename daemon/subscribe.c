@@ -7,7 +7,8 @@
  *
  * and gets {"ok": true, "subscribed": {...}} (the interval, the CPU map
  * and, per metric asked, its unit, scope, the shape of its values and
- * whether it is available), then one line per tick, as the tick ends:
+ * whether it is available), then one line per tick, as the tick ends
+ * (struct proto_tick, lib/proto-tick.h):
  *
  *   {"tick": {"start", "end", "start_ns", "end_ns", "interval_s"},
  *    "values": {METRIC: [v, ...] | v},
@@ -34,11 +35,11 @@
 
 #include "log.h"
 #include "macro.h"
+#include "proto-tick.h"
 #include "subscribe.h"
 #include "timeutil.h"
 
 #define MAX_MARKS 64            /* open runs whose last mark is kept */
-#define REAL_DIGITS 10          /* significant digits of a pushed value */
 
 enum per { PER_CPU, PER_NODE, PER_SYSTEM };
 static const char *const per_names[] = { [PER_CPU] = "cpu", [PER_NODE] = "node", [PER_SYSTEM] = "system" };
@@ -231,38 +232,31 @@ void subscribe_mark(struct subscribers *s, const char *run, int64_t time, const 
         slot->time = time;
 }
 
-/* The open runs, with elapsed time at end_ns and last mark; marks of runs
- * no longer open are forgotten. */
-static json_t *time_json(int64_t t)
+/* The open runs, with elapsed time at end_ns and last mark (borrowed:
+ * valid until the next tick); marks of runs no longer open are
+ * forgotten.  Returns the number of runs in *ret, or -ENOMEM. */
+static int tick_runs(struct subscribers *s, const struct runs *rs, int64_t end_ns, struct proto_tick_run **ret)
 {
-        char buf[40];
-
-        time_format_rfc3339(t, buf, sizeof buf);
-        return json_string(buf);
-}
-
-static json_t *runs_json(struct subscribers *s, const struct runs *rs, int64_t end_ns)
-{
-        json_t *a = json_array();
-        size_t k = 0;
+        size_t n = runs_count(rs), k = 0;
+        struct proto_tick_run *a = calloc(n + 1, sizeof *a);
 
         if (!a)
-                return NULL;
-        for (size_t i = 0; i < runs_count(rs); i++) {
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
                 int64_t t0;
                 const char *name = runs_name(rs, i, &t0);
-                json_t *r = json_pack("{s:s,s:o,s:f}", "name", name, "start", time_json(t0), "elapsed_s",
-                                      (double)(end_ns - t0) / 1e9);
 
-                for (size_t m = 0; r && m < s->nmarks; m++)
-                        if (streq(s->marks[m].run, name) && s->marks[m].text)
-                                json_object_set_new(r, "mark", json_pack("{s:s,s:o}", "text", s->marks[m].text,
-                                                                         "time", time_json(s->marks[m].time)));
-                json_array_append_new(a, r);
+                a[i] = (struct proto_tick_run){ .name = name, .start_ns = t0,
+                                                .elapsed_s = (double)(end_ns - t0) / 1e9 };
+                for (size_t m = 0; m < s->nmarks; m++)
+                        if (streq(s->marks[m].run, name) && s->marks[m].text) {
+                                a[i].mark = s->marks[m].text;
+                                a[i].mark_ns = s->marks[m].time;
+                        }
         }
         for (size_t m = 0; m < s->nmarks; m++) {
                 bool open = false;
-                for (size_t i = 0; i < runs_count(rs); i++)
+                for (size_t i = 0; i < n; i++)
                         open |= streq(runs_name(rs, i, NULL), s->marks[m].run);
                 if (open)
                         s->marks[k++] = s->marks[m];
@@ -272,76 +266,75 @@ static json_t *runs_json(struct subscribers *s, const struct runs *rs, int64_t e
         for (size_t m = k; m < s->nmarks; m++)
                 memset(&s->marks[m], 0, sizeof s->marks[m]);
         s->nmarks = k;
-        return a;
+        *ret = a;
+        return (int)n;
 }
 
-static json_t *number(double v, double scale)
-{
-        return scale == 1.0 ? json_integer((json_int_t)v) : json_real(v);
-}
-
-/* One metric's values for a subscriber, from the dense arrays. */
-static json_t *values_json(struct subscribers *s, int id, enum per per)
+/* One metric's values for a subscriber, from the dense arrays, into m
+ * (v and nul: room for sampler_nloc() values). */
+static void tick_values(struct subscribers *s, int id, enum per per, struct proto_tick_metric *m, double *v,
+                        bool *nul)
 {
         const struct cpumap *map = sampler_cpumap(s->sampler);
         const struct metric_def *d = &metric_table[id];
         int nloc = sampler_nloc(s->sampler);
-        const double *v = s->vals + (size_t)id * (size_t)nloc;
-        const bool *nul = s->nulls + (size_t)id * (size_t)nloc;
-        double scale = sampler_scale(s->sampler, id), sum = 0;
+        const double *sv = s->vals + (size_t)id * (size_t)nloc;
+        const bool *sn = s->nulls + (size_t)id * (size_t)nloc;
         int n = d->scope == SCOPE_CPU ? map->ncpus : d->scope == SCOPE_NODE ? map->nnodes : 1;
-        json_t *a;
 
+        *m = (struct proto_tick_metric){ .name = d->name, .integer = sampler_scale(s->sampler, id) == 1.0,
+                                         .v = v, .null = nul };
         if (d->scope == SCOPE_SYSTEM || per == PER_SYSTEM) {
-                bool any = false;
+                m->scalar = true;
+                m->n = 1;
+                v[0] = 0;
+                nul[0] = true;
                 for (int l = 0; l < n; l++)
-                        if (!nul[l]) {
-                                sum += v[l];
-                                any = true;
+                        if (!sn[l]) {
+                                v[0] += sv[l];
+                                nul[0] = false;
                         }
-                return any ? number(sum, scale) : json_null();
+                return;
         }
-        a = json_array();
         if (d->scope == SCOPE_CPU && per == PER_NODE) {
+                m->n = (size_t)map->nnodes;
                 for (int nd = 0; nd < map->nnodes; nd++) {
-                        bool any = false;
-                        sum = 0;
+                        v[nd] = 0;
+                        nul[nd] = true;
                         for (int c = 0; c < map->ncpus; c++)
-                                if (map->node[c] == nd && !nul[c]) {
-                                        sum += v[c];
-                                        any = true;
+                                if (map->node[c] == nd && !sn[c]) {
+                                        v[nd] += sv[c];
+                                        nul[nd] = false;
                                 }
-                        json_array_append_new(a, any ? number(sum, scale) : json_null());
                 }
-                return a;
+                return;
         }
-        for (int l = 0; l < n; l++)
-                json_array_append_new(a, nul[l] ? json_null() : number(v[l], scale));
-        return a;
+        m->n = (size_t)n;
+        for (int l = 0; l < n; l++) {
+                nul[l] = sn[l];
+                v[l] = sn[l] ? 0 : sv[l];
+        }
 }
 
-static char *tick_line(struct subscribers *s, const struct subscriber *sub, const struct tick *t, json_t *runs,
-                       size_t *ret_len)
+static char *tick_line(struct subscribers *s, const struct subscriber *sub, const struct tick *t,
+                       struct proto_tick_run *runs, size_t nruns, size_t *ret_len)
 {
-        char a[40], b[40];
-        json_t *o, *values = json_object();
-        char *line;
+        size_t nloc = (size_t)sampler_nloc(s->sampler);
+        struct proto_tick pt = { .start_ns = t->t, .end_ns = t->t + t->dur, .runs = runs, .nruns = nruns };
+        _cleanup_free_ struct proto_tick_metric *ms = calloc(_M_MAX, sizeof *ms);
+        _cleanup_free_ double *v = calloc((size_t)_M_MAX * nloc, sizeof *v);
+        _cleanup_free_ bool *nul = calloc((size_t)_M_MAX * nloc, sizeof *nul);
 
-        time_format_rfc3339(t->t, a, sizeof a);
-        time_format_rfc3339(t->t + t->dur, b, sizeof b);
-        for (int i = 0; i < _M_MAX; i++)
-                if (sub->want[i] && sampler_available(s->sampler, i))
-                        json_object_set_new(values, metric_table[i].name, values_json(s, i, sub->per));
-        o = json_pack("{s:{s:s,s:s,s:I,s:I,s:f},s:o,s:O}", "tick", "start", a, "end", b, "start_ns",
-                      (json_int_t)t->t, "end_ns", (json_int_t)(t->t + t->dur), "interval_s", (double)t->dur / 1e9,
-                      "values", values, "runs", runs);
-        if (!o)
+        if (!ms || !v || !nul)
                 return NULL;
-        line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(REAL_DIGITS));
-        json_decref(o);
-        if (line)
-                *ret_len = strlen(line);
-        return line;
+        pt.metrics = ms;
+        for (int i = 0; i < _M_MAX; i++)
+                if (sub->want[i] && sampler_available(s->sampler, i)) {
+                        tick_values(s, i, sub->per, &ms[pt.nmetrics], v + pt.nmetrics * nloc,
+                                    nul + pt.nmetrics * nloc);
+                        pt.nmetrics++;
+                }
+        return proto_tick_line(&pt, ret_len);
 }
 
 /* This tick's deltas, dense and in the catalogue unit; zeros are not
@@ -385,8 +378,8 @@ static int densify(struct subscribers *s, const struct tick *t)
  * asked the same (ctl.c copies it into each one's output).  Returns the
  * number of subscribers, with their streams and lines in st[], line[],
  * len[] and the lines to free in own[]; -ENOMEM. */
-static int tick_lines(struct subscribers *s, const struct tick *t, json_t *runs, struct ctl_stream ***ret_st,
-                      const char ***ret_line, size_t **ret_len, char ***ret_own)
+static int tick_lines(struct subscribers *s, const struct tick *t, struct proto_tick_run *runs, size_t nruns,
+                      struct ctl_stream ***ret_st, const char ***ret_line, size_t **ret_len, char ***ret_own)
 {
         struct ctl_stream **st;
         const char **line;
@@ -415,7 +408,7 @@ static int tick_lines(struct subscribers *s, const struct tick *t, json_t *runs,
                                 break;
                         }
                 if (same == i)
-                        line[i] = own[i] = tick_line(s, sub, t, runs, &len[i]);
+                        line[i] = own[i] = tick_line(s, sub, t, runs, nruns, &len[i]);
                 else {
                         line[i] = line[same];
                         len[i] = len[same];
@@ -461,8 +454,8 @@ void subscribe_tick(struct subscribers *s, const struct tick *t, const struct ru
         const char **line;
         size_t *len;
         char **own;
-        json_t *runs;
-        int n;
+        struct proto_tick_run *runs;
+        int n, nruns;
 
         if (!s || !s->list)
                 return;
@@ -471,11 +464,11 @@ void subscribe_tick(struct subscribers *s, const struct tick *t, const struct ru
         s->changed = false;
         if (!s->list || densify(s, t) < 0)
                 return;
-        runs = runs_json(s, rs, t->t + t->dur);
-        if (!runs)
+        nruns = tick_runs(s, rs, t->t + t->dur, &runs);
+        if (nruns < 0)
                 return;
-        n = tick_lines(s, t, runs, &st, &line, &len, &own);
-        json_decref(runs);
+        n = tick_lines(s, t, runs, (size_t)nruns, &st, &line, &len, &own);
+        free(runs);
         if (n < 0)
                 return;
         /* a send may drop its own subscriber (on_gone), never another */

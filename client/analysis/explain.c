@@ -1,70 +1,14 @@
-/* explain.c - why one run differs from its siblings.
- *
- * In short (doc/EXPLAIN.md has it whole): each counter's excess over the
- * siblings' range is measured in its own spread (from the siblings
- * alone) and costed, in seconds or events at a nominal price, as a share
- * of the run's CPU-seconds; above the floors (1.25x, 3 spreads, 1%) it is
- * a cause; families of counters are said once, largest first
- * (explain-causes.c), in plain words (explain-words.c).
+/* explain.c - why one run differs from its siblings (doc/EXPLAIN.md has
+ * the method whole).
  *
  * Siblings: the runs named with --against, or else the other finished
- * runs with exactly the run's tags (the group `report --group-by` would
- * put it in with every tag as a key).
- *
- * 1. Context: every context key whose value in the run is not the value
- *    of every sibling (THP, NUMA balancing, kernel, ...).
- *
- * 2. Counters: each counter's rate over the whole run (its stored totals,
- *    exact at the run's boundaries) against the siblings' range [min, max].
- *    Besides the machine's counters, where the runs had their own cgroup,
- *    the run's own (cpu.stat for user and system time, its tasks' PSI) and
- *    everything else's (interference): the machine's count minus the
- *    cgroup's for counts that add up over tasks, and the busy CPU time
- *    minus the cgroup's cpu.stat (cand_rate()); totals only, so they are
- *    not searched in time.
- *    excess = ln((x + e) / (max + e)) above the range, ln((x + e) / (min + e))
- *    below it, 0 inside; e is 1% of the larger rate (a counter at 0 in the
- *    siblings counts as at most ~100x) and at least three of the
- *    counter's quanta (1 count, or 1/100 s of CPU time) over the run.
- *    The spread is the SD of ln(rate) across the siblings (no other group
- *    of the database: the same runs give the same answer in any
- *    database), never below SPREAD_FLOOR (2%) nor below the counting
- *    noise of the excess (spread_of()).  score = excess / spread; the
- *    table ranks by |score|.  With a score (--score, or the run's first),
- *    each counter also gets its rate per unit of score and a consistency
- *    check: do the run and its siblings fall in the same order by the
- *    counter as by the score (or the reverse)?  "k of n" counts the runs
- *    whose two ranks agree; with 2-4 runs a hint, not a test.
- *
- * 3. Time: per-tick rates of every counter, the runs aligned by time since
- *    their start in bins of the daemon's interval.  At each offset the
- *    run's excess over the siblings' band (as above, on that bin's rates,
- *    e = max(1% of the 95th percentile of all bins, three of the
- *    counter's quanta per tick)) forms a series y; its
- *    change points come from PELT (changepoint.c: noise from the SD of
- *    differences, floor SIGMA_FLOOR; penalty 3 ln n + 2 ln K for K
- *    counters searched; segments of at least three ticks).  A segment that is not the whole run and whose mean y is
- *    at least ln PHASE_RATIO (the run at least twice the highest sibling,
- *    or under half the lowest, on average there) is a departure.
- *    With several nodes, the same on a few counters' per-node series: the
- *    (cpu counter, node) pairs whose whole-run node rate lies outside the
- *    siblings' range there by two of the counter's spreads, the farthest
- *    NODE_PAIRS (a storm on one node of eight is under 2x machine-wide).
- *    Departures that overlap (by a bin or more, whichever way each
- *    counter moved; transitively) are one phase, with the bounds of its
- *    strongest counter, at the true offsets of its first and last ticks
- *    (explain-time.c); each
- *    counter's ratio is the run's mean rate over the phase against the
- *    siblings' median at the same offsets (on its node, if found there).
- *    K, the number of series searched, adds 2 ln K to the penalty.  A run
- *    longer than MAX_BINS ticks is searched in bins of several.
- *
- * 4. Place: for a phase, its strongest cpu counter read per CPU in the
- *    run and each sibling over the phase's offsets; per CPU the run's
- *    count minus the siblings' median.  The CPUs that carry the
- *    difference are those with at least PLACE_FRACTION (1/4) of the
- *    largest CPU's difference; nodes alike, from the sums of their CPUs.  For the whole run, the same from the stored
- *    per-CPU totals of the top counter.
+ * runs with exactly the run's tags.  This file lists the context keys
+ * that differ, then sets each counter's rate over the whole run against
+ * the siblings' range: its excess, ln((x + e) / (edge + e)), in its own
+ * spread (the SD of ln(rate) across the siblings alone, at least
+ * SPREAD_FLOOR), with a score's consistency check.  Phases in time are
+ * explain-time.c's, the CPUs and nodes explain-place.c's, the costs,
+ * floors and families explain-causes.c's.
  */
 #include "config.h"
 

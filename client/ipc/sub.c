@@ -12,6 +12,7 @@
 
 #include "sock.h"
 #include "proto.h"
+#include "proto-tick.h"
 #include "sub.h"
 #include "timeutil.h"
 
@@ -163,76 +164,80 @@ static int decode_info(struct sub *s, json_t *o)
         return s->tick.v && s->tick.null ? 0 : -ENOMEM;
 }
 
-static int decode_runs(struct sub *s, json_t *a)
+static int copy_runs(struct sub_tick *t, const struct proto_tick *pt)
 {
-        struct sub_tick *t = &s->tick;
-        json_t *r;
-        size_t i;
-
         free(t->runs);
         t->nruns = 0;
-        t->runs = calloc(json_array_size(a) + 1, sizeof *t->runs);
+        t->runs = calloc(pt->nruns + 1, sizeof *t->runs);
         if (!t->runs)
                 return -ENOMEM;
-        json_array_foreach(a, i, r) {
+        for (size_t i = 0; i < pt->nruns; i++) {
+                const struct proto_tick_run *r = &pt->runs[i];
                 struct sub_run *u = &t->runs[t->nruns++];
-                json_t *mk = json_object_get(r, "mark");
-                const char *start = json_string_value(json_object_get(r, "start"));
-                const char *mt = json_string_value(json_object_get(mk, "time"));
 
-                snprintf(u->name, sizeof u->name, "%s", json_string_value(json_object_get(r, "name")) ?: "?");
-                if (!start || when_parse(start, t->end_ns, &u->start_ns) < 0)
-                        u->start_ns = t->end_ns;
-                u->elapsed_s = json_number_value(json_object_get(r, "elapsed_s"));
-                if (json_is_string(json_object_get(mk, "text"))) {
-                        u->has_mark = true;
-                        snprintf(u->mark, sizeof u->mark, "%s", json_string_value(json_object_get(mk, "text")));
-                        if (!mt || when_parse(mt, t->end_ns, &u->mark_ns) < 0)
-                                u->mark_ns = u->start_ns;
+                snprintf(u->name, sizeof u->name, "%s", r->name);
+                u->start_ns = r->start_ns;
+                u->elapsed_s = r->elapsed_s;
+                u->has_mark = r->mark != NULL;
+                if (r->mark) {
+                        snprintf(u->mark, sizeof u->mark, "%s", r->mark);
+                        u->mark_ns = r->mark_ns;
                 }
         }
         return 0;
 }
 
-static int decode_tick(struct sub *s, json_t *o)
+/* The decoded tick into sub_tick, in the order of the metrics asked; a
+ * metric the tick leaves out (not available) has no values. */
+static int copy_tick(struct sub *s, const struct proto_tick *pt)
 {
         const struct sub_info *in = &s->info;
         struct sub_tick *t = &s->tick;
-        json_t *tk = json_object_get(o, "tick"), *vals = json_object_get(o, "values");
         size_t nl = (size_t)in->nloc;
 
-        if (!t->v || !json_is_object(tk))
+        if (!t->v)
                 return -EPROTO;         /* a tick before the reply */
-        t->start_ns = json_integer_value(json_object_get(tk, "start_ns"));
-        t->end_ns = json_integer_value(json_object_get(tk, "end_ns"));
-        t->interval_s = json_number_value(json_object_get(tk, "interval_s"));
+        t->start_ns = pt->start_ns;
+        t->end_ns = pt->end_ns;
+        t->interval_s = pt->interval_s;
         for (size_t i = 0; i < in->nmetrics; i++) {
-                json_t *v = json_object_get(vals, in->metrics[i].name);
+                const struct proto_tick_metric *m = NULL;
                 double *dv = t->v + i * nl;
                 bool *dn = t->null + i * nl;
 
+                for (size_t k = 0; k < pt->nmetrics && !m; k++)
+                        if (streq(pt->metrics[k].name, in->metrics[i].name))
+                                m = &pt->metrics[k];
                 for (size_t l = 0; l < nl; l++) {
-                        json_t *x = json_is_array(v) ? json_array_get(v, l) : l == 0 ? v : NULL;
-                        dn[l] = !json_is_number(x);
-                        dv[l] = dn[l] ? 0 : json_number_value(x);
+                        dn[l] = !m || l >= m->n || m->null[l];
+                        dv[l] = dn[l] ? 0 : m->v[l];
                 }
         }
-        return decode_runs(s, json_object_get(o, "runs"));
+        return copy_runs(t, pt);
 }
 
 static int decode(struct sub *s, const char *line, size_t len, enum sub_event *ev, char **ret_err)
 {
-        json_error_t jerr;
-        json_t *o = json_loadb(line, len, 0, &jerr), *x;
-        int r = -EPROTO;
+        struct proto_tick pt;
+        json_t *o, *x;
+        int r = proto_tick_decode(line, len, &pt, NULL);
 
         *ev = SUB_NONE;
-        if (!json_is_object(o))
-                goto bad;
-        if ((x = json_object_get(o, "tick"))) {
-                r = decode_tick(s, o);
+        if (r == 0) {
+                r = copy_tick(s, &pt);
+                proto_tick_clear(&pt);
                 *ev = SUB_TICK;
-        } else if (json_is_true(json_object_get(o, "ok")) && (x = json_object_get(o, "subscribed"))) {
+                if (r != -EPROTO)
+                        return r;
+        }
+        if (r != -ENOMSG && r != -EPROTO)
+                return r;
+        if (r == -EPROTO)
+                goto bad;
+        /* not a tick: the reply, again after a change, or an error */
+        o = json_loadb(line, len, 0, NULL);
+        r = -EPROTO;
+        if (json_is_true(json_object_get(o, "ok")) && (x = json_object_get(o, "subscribed"))) {
                 r = decode_info(s, x);
                 *ev = SUB_INFO;
         } else if (json_is_string(json_object_get(o, "error"))) {
@@ -241,13 +246,12 @@ static int decode(struct sub *s, const char *line, size_t len, enum sub_event *e
                 json_decref(o);
                 return -EPROTO;
         }
-        if (r == -EPROTO)
-                goto bad;
         json_decref(o);
-        return r;
+        if (r != -EPROTO)
+                return r;
 bad:
-        json_decref(o);
-        if (asprintf(ret_err, "scalemond sent something that is not a tick: %.80s", line) < 0)
+        if (asprintf(ret_err, "scalemond sent something that is not a tick: %.*s", (int)MIN(len, (size_t)80),
+                     line) < 0)
                 *ret_err = NULL;
         return -EPROTO;
 }
