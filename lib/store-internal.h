@@ -7,6 +7,10 @@
 #include "store.h"
 
 #define STORE_BUSY_TIMEOUT_MS 5000
+/* The writer's page cache, KiB (SQLite's default is 2000): a tick's inserts touch
+ * the right edge of each table and index; the rest is in the kernel's page
+ * cache a pread() away. */
+#define STORE_WRITER_CACHE_KIB 512
 
 enum {
         STMT_ADD_TICK,

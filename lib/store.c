@@ -326,7 +326,7 @@ static int setup_writer(struct store *s, int new_page_size)
 
         snprintf(pragmas, sizeof pragmas,
                  "PRAGMA page_size = %d; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                 "PRAGMA foreign_keys = ON", new_page_size);
+                 "PRAGMA foreign_keys = ON; PRAGMA cache_size = -%d", new_page_size, STORE_WRITER_CACHE_KIB);
         r = store_exec(s, pragmas);
         if (r >= 0)
                 r = pragma_int(s, "PRAGMA page_size", &page_size);
