@@ -15,7 +15,7 @@
 # tick and the ratio scalemond / perf stat, min/median/max over the rounds.
 # Target: the median ratio <= 1.0 at every interval and load.
 # scalemond commits every BENCH_COMMIT (default 10s, so that a window
-# holds whole commits; the default commit_interval, 2m, commits twelve
+# holds whole commits; the default commit_interval, 10m, commits sixty
 # times less often and costs less still).
 #
 # Start-up, its own figure: wall time and CPU time from exec to the first
@@ -24,7 +24,7 @@
 # perf stat, the first interval line in its output file.  Both include
 # the first interval itself (neither can write a delta sooner).  scalemond
 # runs with --commit-interval 0 here, so its first sample is on disk at
-# the first tick (with the default it is held up to 2 minutes).  Target:
+# the first tick (with the default it is held up to 10 minutes).  Target:
 # scalemond's start-up CPU at most twice perf stat's (median ratio), on a
 # new database (the schema made); beside it, scalemond started again on
 # that database (a service's start: the schema there).

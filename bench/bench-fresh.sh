@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench-fresh.sh - how old is the newest tick a reader sees, at the
-# defaults (commit_interval 2m: the ticks since the last commit come from
+# defaults (commit_interval 10m: the ticks since the last commit come from
 # the head file), and what reading the head costs a query.
 #
 # scalemond at 1 s and at 100 ms (every other setting its default), on
@@ -60,6 +60,6 @@ EOF
         kill -TERM "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 }
 
-echo "bench-fresh: age of the newest tick a reader sees at the defaults (commit_interval 2m), ${SECS} s each"
+echo "bench-fresh: age of the newest tick a reader sees at the defaults (commit_interval 10m), ${SECS} s each"
 one 1s 1000000000
 one 100ms 100000000

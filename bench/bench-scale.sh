@@ -45,7 +45,7 @@ printf '  %6s  %8s  %12s  %12s  %10s  %12s\n' CPUs ticks "ms CPU/tick" "us/CPU/t
 for n in $CPUS; do
         rm -f "$tmp"/db*
         # committing every second (the ticks are counted in the database;
-        # the default, every 2 minutes, costs less per tick)
+        # the default, every 10 minutes, costs less per tick)
         "$top_builddir/scalemond" --foreground --db "$tmp/db" --socket "$tmp/sock" --interval 1s \
                 --simulate-cpus "$n" --commit-interval 1s 2>"$tmp/log" &
         pid=$!

@@ -24,7 +24,7 @@
 #define CONF_DEFAULT_BACKLOG  (64LL << 20)
 #define CONF_DEFAULT_WAL      (64LL << 20)
 #define CONF_MIN_LIMIT        (64LL << 10)
-#define CONF_DEFAULT_COMMIT   (120LL * 1000 * 1000 * 1000)
+#define CONF_DEFAULT_COMMIT   (600LL * 1000 * 1000 * 1000)
 #define CONF_MAX_COMMIT       (3600LL * 1000 * 1000 * 1000)
 
 struct conf {

@@ -27,13 +27,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
 #include "ctl.h"
+#include "ctl-socket.h"
 #include "log.h"
 #include "macro.h"
-#include "pathsec.h"
 #include "proto-reply.h"
 
 #define IDLE_USEC ((uint64_t)CTL_IDLE_TIMEOUT_S * USEC_PER_SEC)
@@ -571,18 +569,6 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
         return 0;
 }
 
-/* Give the socket file to gid: the file is ours (bound by us, not a
- * symlink: lchown), and nothing to do when it has that group already (the
- * service's system call filter may not allow chown(2) at all). */
-static int socket_chgrp(const char *path, gid_t gid)
-{
-        struct stat st;
-
-        if (lstat(path, &st) == 0 && st.st_gid == gid)
-                return 0;
-        return lchown(path, (uid_t)-1, gid) < 0 ? negative_errno() : 0;
-}
-
 int ctl_server_set_group(struct ctl_server *srv, const char *group)
 {
         struct group *g = group ? getgrnam(group) : NULL;
@@ -595,12 +581,12 @@ int ctl_server_set_group(struct ctl_server *srv, const char *group)
                 r = -ENOENT;
         else {
                 srv->group = g->gr_gid;
-                r = socket_chgrp(srv->path, g->gr_gid);
+                r = ctl_socket_chgrp(srv->path, g->gr_gid);
         }
         /* Without the control group the file has the daemon's own, never
          * the control group of before a reload. */
         if (r < 0) {
-                int k = socket_chgrp(srv->path, getegid());
+                int k = ctl_socket_chgrp(srv->path, getegid());
                 if (k < 0)
                         log_warning("control socket %s: cannot give it back to gid %u: %s", srv->path,
                                     (unsigned)getegid(), strerror(-k));
@@ -608,68 +594,12 @@ int ctl_server_set_group(struct ctl_server *srv, const char *group)
         return r;
 }
 
-/* Is someone listening on path?  Then it is not ours to replace. */
-static bool socket_in_use(const char *path)
-{
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-        if (fd < 0)
-                return false;
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-        return connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-}
-
-int ctl_server_check(const char *path, char **ret_err)
-{
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        uid_t link_uid, dir_uid;
-        struct stat st;
-
-        if (strlen(path) >= sizeof sa.sun_path) {
-                if (asprintf(ret_err, "control socket path %s is longer than %zu bytes", path,
-                             sizeof sa.sun_path - 1) < 0)
-                        *ret_err = NULL;
-                return -ENAMETOOLONG;
-        }
-        if (path_foreign_symlink(path, &link_uid, &dir_uid) > 0) {
-                if (asprintf(ret_err, "control socket %s is a symlink owned by uid %u, neither scalemond's user "
-                                      "(uid %u) nor the owner of its directory (uid %u): refusing to follow it; "
-                                      "remove it or use another --socket",
-                             path, (unsigned)link_uid, (unsigned)geteuid(), (unsigned)dir_uid) < 0)
-                        *ret_err = NULL;
-                return -ELOOP;
-        }
-        if (lstat(path, &st) == 0) {
-                if (!S_ISSOCK(st.st_mode)) {
-                        if (asprintf(ret_err, "%s exists and is not a socket; remove it or use another --socket",
-                                     path) < 0)
-                                *ret_err = NULL;
-                        return -EEXIST;
-                }
-                if (socket_in_use(path)) {
-                        if (asprintf(ret_err, "control socket %s is in use by another scalemond; stop it or use "
-                                              "another --socket", path) < 0)
-                                *ret_err = NULL;
-                        return -EADDRINUSE;
-                }
-        }
-        return 0;
-}
-
 int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *userdata, struct ctl_server **ret,
                    char **ret_err)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
         struct ctl_server *srv;
-        _cleanup_free_ char *dir = NULL;
-        mode_t old_umask;
-        char *slash;
         int r;
 
-        r = ctl_server_check(path, ret_err);
-        if (r < 0)
-                return r;
         srv = calloc(1, sizeof *srv);
         if (!srv)
                 return -ENOMEM;
@@ -678,63 +608,26 @@ int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *use
         srv->handler = handler;
         srv->userdata = userdata;
         srv->path = strdup(path);
-        dir = strdup(path);
-        if (!srv->path || !dir) {
+        if (!srv->path) {
                 ctl_server_free(srv);
                 return -ENOMEM;
         }
-        slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-                *slash = 0;
-                if (mkdir(dir, CTL_SOCKET_DIR_MODE) < 0 && errno != EEXIST) {
-                        r = negative_errno();
-                        if (asprintf(ret_err, "cannot create the socket directory %s: %s", dir, strerror(-r)) < 0)
-                                *ret_err = NULL;
-                        ctl_server_free(srv);
-                        return r;
-                }
-        }
-        /* checked again now that the directory exists: what a daemon that
-         * died left behind goes */
-        r = ctl_server_check(path, ret_err);
-        if (r < 0) {
+        srv->listen_fd = ctl_socket_listen(path, ret_err);
+        if (srv->listen_fd < 0) {
+                r = srv->listen_fd;
                 ctl_server_free(srv);
                 return r;
         }
-        unlink(path);
-        srv->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (srv->listen_fd < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-        /* bind() creates the file with 0777 less the umask: under a narrow
-         * one, so that it is never more open than CTL_SOCKET_MODE, not even
-         * until the chmod below (one thread: the umask is ours). */
-        old_umask = umask(0777 & ~CTL_SOCKET_MODE);
-        r = bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ? negative_errno() : 0;
-        umask(old_umask);
-        if (r < 0)
-                goto fail;
         srv->bound = true;
-        /* Only the daemon's user and group (the control group, once
-         * ctl_server_set_group() gives it the file) may connect; changes
-         * are checked again per request.  The mode is set, not left to
-         * the umask, so that it is the same under any. */
-        if (chmod(path, CTL_SOCKET_MODE) < 0 || listen(srv->listen_fd, SOMAXCONN) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
         r = sd_event_add_io(e, &srv->listen_src, srv->listen_fd, EPOLLIN, on_accept, srv);
-        if (r < 0)
-                goto fail;
+        if (r < 0) {
+                if (asprintf(ret_err, "cannot listen on %s: %s", path, strerror(-r)) < 0)
+                        *ret_err = NULL;
+                ctl_server_free(srv);
+                return r;
+        }
         *ret = srv;
         return 0;
-fail:
-        if (asprintf(ret_err, "cannot listen on %s: %s", path, strerror(-r)) < 0)
-                *ret_err = NULL;
-        ctl_server_free(srv);
-        return r;
 }
 
 struct ctl_server *ctl_server_free(struct ctl_server *srv)

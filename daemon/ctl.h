@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-event.h>
 
+#include "ctl-socket.h"
 #include "proto.h"
 
 struct ctl_server;
@@ -35,13 +36,6 @@ struct ctl_server;
 #define CTL_MAX_OUTPUT       (256 * 1024)
 #define CTL_IDLE_TIMEOUT_S   10
 #define CTL_MAX_STREAM_OUTPUT (512 * 1024)
-/* The socket file's mode, never world-writable: only its owner (the
- * daemon's user) and its group (the control group, ctl_server_set_group())
- * may connect.  Who may change state is still decided per request from the
- * peer's credentials, for a peer that got a descriptor some other way. */
-#define CTL_SOCKET_MODE      0660
-#define CTL_SOCKET_DIR_MODE  0755
-
 /* Called for each valid request from a permitted peer.  fd: a file
  * descriptor passed with the request (SCM_RIGHTS), or -1; the handler
  * owns it.  Returns the reply object (without "ok"), or NULL with
@@ -49,10 +43,6 @@ struct ctl_server;
 typedef json_t *(*ctl_handler)(void *userdata, const struct proto_request *req, int fd, const struct ucred *peer,
                               char **ret_err);
 
-/* What would make ctl_server_new() refuse path, checked without creating
- * anything: too long, a foreign symlink, not a socket, or a socket another
- * daemon listens on (-EADDRINUSE).  0, or -errno with *ret_err. */
-int ctl_server_check(const char *path, char **ret_err);
 int ctl_server_new(sd_event *e, const char *path, ctl_handler handler, void *userdata, struct ctl_server **ret,
                    char **ret_err);
 struct ctl_server *ctl_server_free(struct ctl_server *srv);   /* closes, unlinks the socket */

@@ -18,12 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
 #include "caps.h"
 #include "ctl.h"
+#include "ctl-socket.h"
+#include "hostinfo.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -33,15 +34,19 @@
 #include "sampler.h"
 #include "store.h"
 #include "subscribe.h"
+#include "ticker.h"
 #include "timeutil.h"
 #include "writer.h"
 
 #define CHECKPOINT_EVERY_S 60
-/* The minute's checkpoint only once the log holds
- * this much.  Each checkpoint copies every page changed since the last
- * one, the hot pages (the header, the tables' last leaves) every time:
- * once a minute that was half the bytes written at 1 s.  The 4 MiB
- * autocheckpoint (store.c) still bounds the log. */
+/* The minute's checkpoint once the log holds this much, or once it is
+ * quiet (a commit since the last checkpoint, none in the last minute):
+ * each checkpoint copies every page changed since the last one, the hot
+ * pages (the header, the tables' last leaves) every time, so committing
+ * every second it waits for 1 MiB (once a minute was half the bytes
+ * written); at the default commit_interval each commit's pages are copied
+ * a minute or two after it, its cost whole within the commit's cycle.
+ * The 4 MiB autocheckpoint (store.c) still bounds the log. */
 #define CHECKPOINT_MIN_WAL (1LL << 20)
 
 struct manager {
@@ -59,6 +64,8 @@ struct manager {
         struct ctl_server *ctl;
         struct subscribers *subs;          /* subscriptions: ticks pushed as they end */
         struct runs *runs;
+        struct ticker ticker;              /* the tick path: sampler -> writer -> subscribers */
+        struct requests_ctx req;           /* what the request handlers act on */
         int64_t host_id;
         char *sysroot, *procroot;          /* "/sys" and "/proc", or a fixture tree's (tests) */
 
@@ -73,23 +80,15 @@ struct manager {
         size_t n_not_applied;
 };
 
-struct store *manager_store(struct manager *m) { return m->store; }
-struct sampler *manager_sampler(struct manager *m) { return m->sampler; }
-struct runs *manager_runs(struct manager *m) { return m->runs; }
-struct writer *manager_writer(struct manager *m) { return m->writer; }
-struct retain_sched *manager_retain(struct manager *m) { return m->retain; }
-const struct conf *manager_conf(struct manager *m) { return &m->conf; }
-const char *manager_status(struct manager *m) { return m->status; }
-const char *manager_access(struct manager *m) { return m->access; }
-int64_t manager_host_id(struct manager *m) { return m->host_id; }
-const char *manager_sysroot(struct manager *m) { return m->sysroot; }
-const char *manager_procroot(struct manager *m) { return m->procroot; }
-int64_t manager_tick_late_max(struct manager *m) { return m->tick_late_max_ns; }
-struct subscribers *manager_subscribers(struct manager *m) { return m->subs; }
-
-size_t manager_not_applied(const struct manager *m, size_t i, const char **ret_key, const char **ret_value,
-                           const char **ret_running)
+/* What the last reload read and did not apply, because only a restart
+ * can (database, socket): entry i's key, its new value and the running
+ * one (borrowed).  Returns how many there are; sets nothing if i is past
+ * them.  The requests' not_applied(). */
+static size_t not_applied(void *owner, size_t i, const char **ret_key, const char **ret_value,
+                          const char **ret_running)
 {
+        const struct manager *m = owner;
+
         if (i >= m->n_not_applied)
                 return m->n_not_applied;
         *ret_key = m->not_applied[i].key;
@@ -185,14 +184,15 @@ static int sync_catalogue(struct manager *m)
         return store_metrics_sync(m->store, avail, why, scale);
 }
 
-/* The writer saw a counter fail and stop: say so where users look. */
-static int on_tick_own(void *userdata, struct tick *t)
+/* The sampler's own-cgroups source: the open runs' own counters. */
+static int own_sample(void *userdata, struct tick *t)
 {
         struct manager *m = userdata;
-        runs_watch_own(m->runs, m->store);
+
         return runs_own_sample(m->runs, t);
 }
 
+/* A counter failed and stopped during a tick: say so where users look. */
 static void on_catalogue_change(void *userdata)
 {
         struct manager *m = userdata;
@@ -221,71 +221,6 @@ static void log_unavailable(struct manager *m)
         }
 }
 
-static char *read_line(const char *path, const char *prefix)
-{
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        char buf[1024];
-
-        if (!f)
-                return NULL;
-        while (fgets(buf, sizeof buf, f)) {
-                const char *v = prefix ? startswith(buf, prefix) : buf;
-                if (!v)
-                        continue;
-                if (prefix) {
-                        v = strchr(v, ':');
-                        if (!v)
-                                continue;
-                        v++;
-                }
-                while (*v == ' ' || *v == '\t')
-                        v++;
-                buf[strcspn(buf, "\n")] = 0;
-                return strdup(v);
-        }
-        return NULL;
-}
-
-static int record_host(struct manager *m)
-{
-        const struct cpumap *map = sampler_cpumap(m->sampler);
-        struct host_info h = { 0 };
-        struct utsname u;
-        char hn[256] = "localhost";
-        int nnodes = 0, r;
-
-        uname(&u);
-        gethostname(hn, sizeof hn - 1);
-        h.machine_id = read_line("/etc/machine-id", NULL);
-        if (!h.machine_id || strlen(h.machine_id) < 8) {
-                free(h.machine_id);
-                if (asprintf(&h.machine_id, "hostname:%s", hn) < 0)
-                        h.machine_id = NULL;
-        }
-        h.hostname = strdup(hn);
-        h.kernel = strdup(u.release);
-        {
-                char path[PATH_MAX];
-                snprintf(path, sizeof path, "%s/cpuinfo", m->procroot);
-                h.cpu_model = read_line(path, "model name");
-        }
-        if (!h.cpu_model)
-                h.cpu_model = strdup(u.machine);
-        h.ncpus = map->ncpus;
-        for (int n = 0; n < map->nnodes; n++)
-                nnodes += map->has_node[n];
-        h.nnodes = nnodes;
-        if (!h.machine_id || !h.hostname || !h.kernel || !h.cpu_model) {
-                host_info_clear(&h);
-                return -ENOMEM;
-        }
-        r = store_host_update(m->store, &h, now_realtime_ns(), &m->host_id);
-        host_info_clear(&h);
-        if (r < 0)
-                return r;
-        return store_topology_set(m->store, map->ncpus, map->node, map->online);
-}
-
 /* The daemon's start in the database: this host, the catalogue, the
  * settings, a start event; and the runs a previous daemon left open,
  * closed as interrupted. */
@@ -296,7 +231,7 @@ static int record_start(struct manager *m)
         int r = store_begin(m->store);
 
         if (r >= 0)
-                r = record_host(m);
+                r = hostinfo_record(m->store, sampler_cpumap(m->sampler), m->procroot, &m->host_id);
         if (r >= 0)
                 r = sync_catalogue(m);
         if (r >= 0)
@@ -325,14 +260,24 @@ static uint64_t interval_usec(const struct manager *m)
         return (uint64_t)(m->conf.interval_ns / NSEC_PER_USEC);
 }
 
-/* Every tick sampled, the timer's and run boundaries': to subscribers. */
-static void on_sampled(void *userdata, const struct tick *t)
+/* The next tick on the grid, without drift; if the loop fell behind by
+ * more than an interval, skip ahead rather than catch up. */
+static int rearm(struct manager *m, sd_event_source *src, uint64_t usec)
 {
-        struct manager *m = userdata;
+        uint64_t now;
+        int r;
 
-        subscribe_tick(m->subs, t, m->runs);
+        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        m->next_usec = usec + interval_usec(m);
+        if (m->next_usec <= now)
+                m->next_usec = now + interval_usec(m);
+        r = sd_event_source_set_time(src, m->next_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        return r;
 }
 
+/* The timer: one tick (ticker.c), a commit if one is due, the next tick. */
 static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
@@ -342,23 +287,12 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (now > usec)
                 m->tick_late_max_ns = MAX(m->tick_late_max_ns, (int64_t)(now - usec) * NSEC_PER_USEC);
-
-        r = writer_sample(m->writer);
-        if (r < 0) {
+        if (ticker_sample(&m->ticker) < 0) {
                 log_error("out of memory while sampling, stopping");
                 return sd_event_exit(m->event, EXIT_FAILURE);
         }
         writer_tick_done(m->writer, m->conf.interval_ns);
-
-        /* Next tick on the grid, without drift; if we fell behind by
-         * more than an interval, skip ahead rather than catch up. */
-        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        m->next_usec = usec + interval_usec(m);
-        if (m->next_usec <= now)
-                m->next_usec = now + interval_usec(m);
-        r = sd_event_source_set_time(src, m->next_usec);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        r = rearm(m, src, usec);
         if (r < 0) {
                 log_error("cannot re-arm the sampling timer: %s", strerror(-r));
                 return sd_event_exit(m->event, EXIT_FAILURE);
@@ -381,8 +315,8 @@ static int on_checkpoint(sd_event_source *src, uint64_t usec, void *userdata)
                         log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
         /* while writes fail, the flush has said so once; retrying the
          * checkpoint would only say it again */
-        } else if (!writer_failing(m->writer) && store_wal_size(m->store) >= CHECKPOINT_MIN_WAL) {
-                r = store_checkpoint(m->store, false);
+        } else if (!writer_failing(m->writer)) {
+                r = store_checkpoint_due(m->store, CHECKPOINT_MIN_WAL);
                 if (r < 0)
                         log_warning("WAL checkpoint failed: %s", store_errmsg(m->store));
         }
@@ -402,7 +336,7 @@ static int on_stop(sd_event_source *src, const struct signalfd_siginfo *si, void
  * one is refused (-EINVAL, *ret_err says file:line) and the running one
  * stays; a good one applies without a gap in the samples.  Either way the
  * daemon goes on; only -ENOMEM is fatal. */
-int manager_reload(struct manager *m, char **ret_err)
+static int manager_reload(struct manager *m, char **ret_err)
 {
         struct conf c;
         _cleanup_free_ char *err = NULL;
@@ -430,7 +364,7 @@ int manager_reload(struct manager *m, char **ret_err)
 
         sd_notify(0, "RELOADING=1");
         /* Close the current interval at the old settings first. */
-        r = writer_sample(m->writer);
+        r = ticker_sample(&m->ticker);
         if (r < 0)
                 goto out;
         metrics_changed = memcmp(c.enabled, m->conf.enabled, sizeof c.enabled) != 0;
@@ -477,6 +411,12 @@ out:
         conf_free(&c);
         sd_notify(0, "READY=1");
         return r;
+}
+
+/* The requests' reload(). */
+static int reload(void *owner, char **ret_err)
+{
+        return manager_reload(owner, ret_err);
 }
 
 static int on_reload(sd_event_source *src, const struct signalfd_siginfo *si, void *userdata)
@@ -553,7 +493,7 @@ static int manager_open(struct manager *m, const struct manager_options *opts, b
         /* Every refusal that can be known before creating a file comes
          * first: the control socket another daemon listens on (a second
          * daemon with another --db must not leave a database behind). */
-        r = ctl_server_check(m->conf.socket, ret_err);
+        r = ctl_socket_check(m->conf.socket, ret_err);
         if (r < 0)
                 return r;
         /* Then the database: a second daemon on the same file stops here,
@@ -588,14 +528,15 @@ static int manager_open(struct manager *m, const struct manager_options *opts, b
 
         r = runs_new(&m->runs);
         if (r >= 0)
-                r = writer_new(m->store, m->sampler, &m->conf, on_catalogue_change, m, &m->writer);
+                r = writer_new(m->store, &m->conf, &m->writer);
         if (r < 0)
                 return r;
         r = writer_open_head(m->writer, ret_err);
         if (r < 0)
                 return r;
-        writer_set_tick_hook(m->writer, on_sampled, m);
-        writer_set_own_hook(m->writer, on_tick_own, m);    /* runs' own cgroups per tick (owncg.c) */
+        sampler_set_own(m->sampler, own_sample, m);
+        m->ticker = (struct ticker){ .sampler = m->sampler, .writer = m->writer, .runs = m->runs, .store = m->store,
+                                     .on_catalogue = on_catalogue_change, .userdata = m };
         r = record_start(m);
         if (r < 0) {
                 if (asprintf(ret_err, "cannot initialise database %s: %s", m->conf.database, store_errmsg(m->store)) < 0)
@@ -630,11 +571,20 @@ static int manager_events(struct manager *m, char **ret_err)
                 r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 return r;
-        r = ctl_server_new(m->event, m->conf.socket, requests_handle, m, &m->ctl, ret_err);
+        r = ctl_server_new(m->event, m->conf.socket, requests_handle, &m->req, &m->ctl, ret_err);
         if (r >= 0)
                 r = subscribe_new(m->ctl, m->sampler, &m->conf.interval_ns, &m->subs);
         if (r < 0)
                 return r;
+        m->ticker.subs = m->subs;
+        /* what the requests act on; retention's schedule is added when
+         * the loop starts, before the first request is read */
+        m->req = (struct requests_ctx){
+                .store = m->store, .sampler = m->sampler, .runs = m->runs, .writer = m->writer, .ticker = &m->ticker,
+                .subs = m->subs, .conf = &m->conf, .status = m->status, .access = m->access,
+                .sysroot = m->sysroot, .procroot = m->procroot, .host_id = m->host_id,
+                .tick_late_max_ns = &m->tick_late_max_ns, .reload = reload, .not_applied = not_applied, .owner = m,
+        };
         return 0;
 }
 
@@ -689,7 +639,7 @@ int manager_run(struct manager *m)
         int r;
 
         /* Prime the counters: the first interval starts now. */
-        r = writer_prime(m->writer);
+        r = ticker_prime(&m->ticker);
         if (r < 0)
                 return r;
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
@@ -709,6 +659,7 @@ int manager_run(struct manager *m)
                                      &m->retain);
         if (r < 0)
                 return r;
+        m->req.retain = m->retain;
 
         log_unavailable(m);
         set_status(m);
@@ -727,7 +678,7 @@ int manager_run(struct manager *m)
         {
                 struct snapshot_point pt;
                 _cleanup_free_ char *err = NULL;
-                if (writer_snapshot(m->writer, &pt, &err) < 0) {
+                if (ticker_snapshot(&m->ticker, &pt, &err) < 0) {
                         size_t held = writer_backlog(m->writer, NULL);
                         log_error("the last %zu interval%s could not be written: %s", held, held == 1 ? "" : "s",
                                   err ? err : "");

@@ -19,20 +19,20 @@
 #include "exchange.h"
 #include "log.h"
 #include "macro.h"
-#include "manager.h"
 #include "proto-reply.h"
 #include "requests.h"
 #include "retain-sched.h"
 #include "runs.h"
 #include "subscribe.h"
 #include "timeutil.h"
+#include "ticker.h"
 #include "totals.h"
 #include "writer.h"
 
 /* A handler: the reply object (without "ok"), or NULL with *ret_err set
  * (NULL there too means out of memory).  fd: a descriptor passed with the
  * request, or -1; the caller closes it. */
-typedef json_t *(*request_fn)(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+typedef json_t *(*request_fn)(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                               char **ret_err);
 
 /* ---- status ---- */
@@ -59,9 +59,9 @@ static size_t totals_fill(const struct sampler *sm, struct proto_total *out)
 }
 
 /* The daemon's own figures: memory, retention, the newest interval. */
-static void status_health(struct manager *m, struct proto_status_reply *s)
+static void status_health(struct requests_ctx *x, struct proto_status_reply *s)
 {
-        struct store *st = manager_store(m);
+        struct store *st = x->store;
         struct retain_stats rst;
         int64_t last_tick = 0, last_end = 0, held_bytes = 0;
         size_t held;
@@ -69,11 +69,11 @@ static void status_health(struct manager *m, struct proto_status_reply *s)
         /* the newest interval sampled: committed, or still held until the
          * next commit (commit_interval) */
         bool have = store_last_tick(st, &last_tick, &last_end) == 0;
-        if (writer_last_sampled(manager_writer(m), &last_end) || have)
+        if (writer_last_sampled(x->writer, &last_end) || have)
                 time_format_rfc3339(last_end, s->sampled_at, sizeof s->sampled_at);
         s->sampled_at_ns = last_end;
-        retain_sched_stats(manager_retain(m), &rst);
-        held = writer_backlog(manager_writer(m), &held_bytes);
+        retain_sched_stats(x->retain, &rst);
+        held = writer_backlog(x->writer, &held_bytes);
         s->has_memory = true;
         s->memory.sqlite_bytes = store_memory_used();
         s->memory.held_intervals = (int64_t)held;
@@ -82,23 +82,23 @@ static void status_health(struct manager *m, struct proto_status_reply *s)
         s->retention.merged_intervals = (int64_t)rst.merged;
         s->retention.deleted_intervals = (int64_t)rst.deleted;
         s->retention.step_max_us = rst.step_max_ns / NSEC_PER_USEC;
-        s->retention.tick_late_max_us = manager_tick_late_max(m) / NSEC_PER_USEC;
+        s->retention.tick_late_max_us = *x->tick_late_max_ns / NSEC_PER_USEC;
         s->retention.db_bytes = rst.db_bytes;
 }
 
-static json_t *handle_status(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_status(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
-        const struct conf *conf = manager_conf(m);
-        struct sampler *sm = manager_sampler(m);
+        const struct conf *conf = x->conf;
+        struct sampler *sm = x->sampler;
         const struct cpumap *map = sampler_cpumap(sm);
-        const struct runs *rs = manager_runs(m);
+        const struct runs *rs = x->runs;
         struct proto_total totals[_M_MAX];
         struct proto_status_reply s = {
-                .pid = (int)getpid(), .version = (char *)PACKAGE_VERSION, .status = (char *)manager_status(m),
+                .pid = (int)getpid(), .version = (char *)PACKAGE_VERSION, .status = (char *)x->status,
                 .interval_s = (double)conf->interval_ns / 1e9, .cpus_online = cpumap_online_count(map),
                 .cpus = map->ncpus, .database = conf->database, .totals = totals,
-                .access = (char *)manager_access(m),
+                .access = (char *)x->access,
         };
         json_t *reply;
 
@@ -113,7 +113,7 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
         }
         s.nopen_runs = runs_count(rs);
         s.ntotals = totals_fill(sm, totals);
-        status_health(m, &s);
+        status_health(x, &s);
         reply = proto_status_reply_to_json(&s);
         free(s.open_runs);      /* the array: its names are the runs' */
         return reply;
@@ -121,15 +121,15 @@ static json_t *handle_status(struct manager *m, const struct proto_request *req,
 
 /* ---- runs ---- */
 
-static int runs_env_fill(struct manager *m, struct runs_env *env, char **ret_err)
+static int runs_env_fill(struct requests_ctx *x, struct runs_env *env, char **ret_err)
 {
-        *env = (struct runs_env){ .store = manager_store(m), .sampler = manager_sampler(m),
-                                  .host = manager_host_id(m), .interval_ns = manager_conf(m)->interval_ns,
-                                  .sysroot = manager_sysroot(m), .procroot = manager_procroot(m) };
-        return writer_snapshot(manager_writer(m), &env->pt, ret_err);
+        *env = (struct runs_env){ .store = x->store, .sampler = x->sampler,
+                                  .host = x->host_id, .interval_ns = x->conf->interval_ns,
+                                  .sysroot = x->sysroot, .procroot = x->procroot };
+        return ticker_snapshot(x->ticker, &env->pt, ret_err);
 }
 
-static json_t *handle_run_start(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_run_start(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                                 char **ret_err)
 {
         struct store_kv tags[PROTO_MAX_TAGS];
@@ -143,7 +143,7 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
         (void)fd, (void)peer;
         for (size_t i = 0; i < req->ntags; i++)
                 tags[i] = (struct store_kv){ req->tags[i].key, req->tags[i].value };
-        if (runs_env_fill(m, &env, ret_err) < 0 || runs_start(manager_runs(m), &env, &a, &res, ret_err) < 0)
+        if (runs_env_fill(x, &env, ret_err) < 0 || runs_start(x->runs, &env, &a, &res, ret_err) < 0)
                 return NULL;
         /* with the run's own cgroup (owncg.c), or why none */
         rr = (struct proto_run_reply){ .name = res.name, .cgroup = res.cgroup, .cgroup_why = res.cgroup_why };
@@ -153,7 +153,7 @@ static json_t *handle_run_start(struct manager *m, const struct proto_request *r
         return reply;
 }
 
-static json_t *handle_run_stop(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_run_stop(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                                char **ret_err)
 {
         struct store_score scores[PROTO_MAX_SCORES];
@@ -164,7 +164,7 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
                                    .voluntary_switches = req->voluntary_switches,
                                    .involuntary_switches = req->involuntary_switches };
         struct run_result res = {};
-        struct runs_env env = { .store = manager_store(m), .sampler = manager_sampler(m) };
+        struct runs_env env = { .store = x->store, .sampler = x->sampler };
         struct proto_run_reply rr;
         json_t *reply;
         int i;
@@ -174,13 +174,13 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
                 scores[k] = (struct store_score){ req->scores[k].key, req->scores[k].value };
         /* check the name before taking a snapshot for nothing: a named
          * run that is not open gets runs_stop()'s reason why */
-        i = runs_pick(manager_runs(m), req->name, ret_err);
+        i = runs_pick(x->runs, req->name, ret_err);
         if (i == -ENOENT && req->name) {
                 free(*ret_err);
                 *ret_err = NULL;
-        } else if (i < 0 || runs_env_fill(m, &env, ret_err) < 0)
+        } else if (i < 0 || runs_env_fill(x, &env, ret_err) < 0)
                 return NULL;
-        if (runs_stop(manager_runs(m), &env, &a, &res, ret_err) < 0)
+        if (runs_stop(x->runs, &env, &a, &res, ret_err) < 0)
                 return NULL;
         rr = (struct proto_run_reply){ .name = res.name, .status = (char *)res.status, .duration_s = res.duration_s };
         time_format_rfc3339(res.start, rr.start, sizeof rr.start);
@@ -190,7 +190,7 @@ static json_t *handle_run_stop(struct manager *m, const struct proto_request *re
         return reply;
 }
 
-static json_t *handle_run_mark(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_run_mark(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                                char **ret_err)
 {
         struct proto_mark_reply mr = { .text = req->text };
@@ -198,28 +198,28 @@ static json_t *handle_run_mark(struct manager *m, const struct proto_request *re
         int64_t t;
 
         (void)fd, (void)peer;
-        if (runs_mark(manager_runs(m), manager_store(m), req->name, req->text, &run, &t, ret_err) < 0)
+        if (runs_mark(x->runs, x->store, req->name, req->text, &run, &t, ret_err) < 0)
                 return NULL;
-        subscribe_mark(manager_subscribers(m), run, t, req->text);     /* shown with its run */
+        subscribe_mark(x->subs, run, t, req->text);     /* shown with its run */
         mr.run = (char *)run;
         time_format_rfc3339(t, mr.time, sizeof mr.time);
         return proto_mark_reply_to_json(&mr);
 }
 
-static json_t *handle_run_delete(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_run_delete(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                                  char **ret_err)
 {
         (void)fd;
-        if (runs_delete(manager_runs(m), manager_store(m), req->name, ret_err) < 0)
+        if (runs_delete(x->runs, x->store, req->name, ret_err) < 0)
                 return NULL;
         log_run(LOG_INFO, req->name, "run %s deleted (uid %u)", req->name, (unsigned)peer->uid);
-        retain_sched_run_deleted(manager_retain(m));
+        retain_sched_run_deleted(x->retain);
         return proto_delete_reply_to_json(req->name);
 }
 
 /* ---- the daemon ---- */
 
-static json_t *handle_reload(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_reload(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
         struct proto_not_applied na[8];
@@ -227,18 +227,18 @@ static json_t *handle_reload(struct manager *m, const struct proto_request *req,
         const char *key, *value, *running;
 
         (void)req, (void)fd, (void)peer;
-        if (manager_reload(m, ret_err) < 0)
+        if (x->reload(x->owner, ret_err) < 0)
                 return NULL;
-        for (size_t i = 0; i < ELEMENTSOF(na) && i < manager_not_applied(m, i, &key, &value, &running); i++)
+        for (size_t i = 0; i < ELEMENTSOF(na) && i < x->not_applied(x->owner, i, &key, &value, &running); i++)
                 na[r.nnot_applied++] = (struct proto_not_applied){
                         (char *)key, (char *)value, (char *)running,
                         streq(key, "database") ? "the database is opened once, at start: restart scalemond"
                                                : "the socket is bound once, at start: restart scalemond" };
-        r.status = (char *)manager_status(m);
+        r.status = (char *)x->status;
         return proto_reload_reply_to_json(&r);
 }
 
-static json_t *handle_import(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_import(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
         struct exchange_counts c = { 0 };
@@ -248,7 +248,7 @@ static json_t *handle_import(struct manager *m, const struct proto_request *req,
                 *ret_err = strdup("import needs the file passed as a descriptor");
                 return NULL;
         }
-        if (exchange_import_fd(manager_store(m), fd, &c, ret_err) < 0)
+        if (exchange_import_fd(x->store, fd, &c, ret_err) < 0)
                 return NULL;
         log_info("imported %zu run%s, %zu already there, %zu renamed NAME:HOST (uid %u)", c.imported,
                  c.imported == 1 ? "" : "s", c.skipped, c.renamed, (unsigned)peer->uid);
@@ -258,19 +258,19 @@ static json_t *handle_import(struct manager *m, const struct proto_request *req,
 
 /* ---- totals: for scalemon-exporter (the reply is built in totals.c) ---- */
 
-static json_t *handle_totals(struct manager *m, const struct proto_request *req, int fd, const struct ucred *peer,
+static json_t *handle_totals(struct requests_ctx *x, const struct proto_request *req, int fd, const struct ucred *peer,
                              char **ret_err)
 {
         int64_t held_bytes;
         struct totals_health h = {
-                .interval_ns = manager_conf(m)->interval_ns,
-                .ticks = writer_samples(manager_writer(m)),
-                .tick_late_max_ns = manager_tick_late_max(m),
-                .held_intervals = writer_backlog(manager_writer(m), &held_bytes),
+                .interval_ns = x->conf->interval_ns,
+                .ticks = writer_samples(x->writer),
+                .tick_late_max_ns = *x->tick_late_max_ns,
+                .held_intervals = writer_backlog(x->writer, &held_bytes),
         };
 
         (void)req, (void)fd, (void)peer, (void)ret_err;
-        return totals_reply(manager_sampler(m), manager_store(m), &h);
+        return totals_reply(x->sampler, x->store, &h);
 }
 
 /* Every command of proto.h, by its enum; requests_check() makes sure

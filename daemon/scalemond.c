@@ -29,7 +29,7 @@ static void help(void)
                "  --socket PATH     control socket (default %s)\n"
                "  --interval DUR    sampling interval, 10ms..60s (default 1s)\n"
                "  --commit-interval DUR  commit samples to the database at least this often,\n"
-               "                    0..1h (default 2m; 0: every tick)\n"
+               "                    0..1h (default 10m; 0: every tick)\n"
                "  --foreground      stay in the foreground and log to stderr\n"
                "  --check-config    check the configuration and exit: 0 if good\n"
                "  --simulate-cpus N for benchmarks and tests only: sample N simulated CPUs\n"

@@ -1,18 +1,19 @@
 /* writer.c - the batch writer.
  *
- * Samples are held in memory and written in one transaction per flush,
- * every commit_interval (scalemon.conf; every tick when the interval is
- * that long or longer): each commit rewrites the b-tree pages it touches
- * into the write-ahead log, and at 1 s committing every tick wrote a
- * hundred times the bytes the database kept (issue 19).  A flush comes
+ * It takes the ticks the sampler filled (daemon/ticker.c drives both) and
+ * owns no sampler.  Ticks are held in memory and written in one
+ * transaction per flush, every commit_interval (scalemon.conf; every tick
+ * when the interval is that long or longer): each commit rewrites the
+ * b-tree pages it touches into the write-ahead log, and at 1 s committing
+ * every tick writes a hundred times the bytes the database keeps.  A flush comes
  * sooner when the intervals held reach FLUSH_HELD_MAX (or a quarter of
  * backlog_limit), and at once for a tick that carries events.  A crash
  * (kill -9, power) loses at most the intervals sampled since the last
  * commit: commit_interval's worth.  While writes fail, or a reader pins the write-ahead
  * log at wal_limit, the intervals stay in memory (compacted) up to
  * backlog_limit; past it the oldest go, and the span lost is written as a
- * gap row with the next batch.  A run boundary is a snapshot: a sample
- * written at once.
+ * gap row with the next batch.  A run boundary is a tick flushed at once
+ * (ticker_snapshot()).
  */
 #include "config.h"
 
@@ -35,15 +36,8 @@
 #define SNAPSHOT_REUSE_NS  NSEC_PER_MSEC   /* run boundaries this close share a tick */
 
 struct writer {
-        writer_own_fn own_fn;                   /* the runs' own cgroups (owncg.c), or NULL */
-        void *own_ud;
         struct store *store;
-        struct sampler *sampler;
         const struct conf *conf;           /* backlog_limit, wal_limit: the manager's, changed on reload */
-        writer_catalogue_fn on_catalogue;
-        void *userdata;
-        writer_tick_fn on_tick;            /* writer_set_tick_hook() */
-        void *tick_userdata;
 
         int64_t *cpu_vals;                 /* write_batch()'s per-CPU row of one metric */
         bool *cpu_nulls;
@@ -58,13 +52,9 @@ struct writer {
         char hold_reason[160];             /* why the batch is not being written */
         bool wal_held;                     /* a reader holds the WAL at wal_limit */
         uint64_t nsamples;                 /* ticks taken so far */
-        struct snapshot_point last_snap;   /* the last run boundary's tick */
-        uint64_t last_snap_nsamples;
-        int64_t last_snap_mono;
         int64_t last_flush_mono;
         bool flush_now;                    /* a tick with events is held: commit it at once */
         int last_flush_err;                /* to log a failing flush once */
-        int last_sample_err;
 
         struct head_buf hb;                /* a tick's head record (head.h) */
         int head_fd;                       /* DATABASE-head, O_APPEND; -1: none */
@@ -73,18 +63,14 @@ struct writer {
         int head_err;                      /* to log a failing append once */
 };
 
-int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, writer_catalogue_fn on_catalogue,
-               void *userdata, struct writer **ret)
+int writer_new(struct store *st, const struct conf *conf, struct writer **ret)
 {
         struct writer *w = calloc(1, sizeof *w);
 
         if (!w)
                 return -ENOMEM;
         w->store = st;
-        w->sampler = sm;
         w->conf = conf;
-        w->on_catalogue = on_catalogue;
-        w->userdata = userdata;
         w->head_fd = -1;
         *ret = w;
         return 0;
@@ -272,64 +258,33 @@ static void compact(struct writer *w, struct tick *t)
         }
 }
 
-void writer_set_tick_hook(struct writer *w, writer_tick_fn fn, void *userdata)
+struct tick *writer_slot(struct writer *w)
 {
-        w->on_tick = fn;
-        w->tick_userdata = userdata;
-}
-
-void writer_set_own_hook(struct writer *w, writer_own_fn fn, void *userdata)
-{
-        w->own_fn = fn;
-        w->own_ud = userdata;
-}
-
-int writer_sample(struct writer *w)
-{
-        struct tick *t;
-        int r;
-
         if (w->nbatch > 0 && w->backlog_bytes >= w->conf->backlog_limit)
                 drop_oldest(w);
         if (w->nbatch == w->capbatch) {
                 size_t cap = w->capbatch ? w->capbatch * 2 : 16;
                 struct tick *b = realloc(w->batch, cap * sizeof *b);
                 if (!b)
-                        return -ENOMEM;
+                        return NULL;
                 memset(b + w->capbatch, 0, (cap - w->capbatch) * sizeof *b);
                 w->batch = b;
                 w->capbatch = cap;
         }
-        t = &w->batch[w->nbatch];
-        r = sampler_sample(w->sampler, t);
-        if (r < 0) {
-                if (r != w->last_sample_err)
-                        log_error("sampling failed: %s; skipping this interval", strerror(-r));
-                w->last_sample_err = r;
-                return r == -ENOMEM ? r : 0;
-        }
-        if (w->last_sample_err) {
-                log_info("sampling works again");
-                w->last_sample_err = 0;
-        }
-        if (r > 0 && w->own_fn && w->own_fn(w->own_ud, t) < 0)
-                return -ENOMEM;
-        if (r > 0) {
-                compact(w, t);
-                head_append(w, t, w->nbatch);
-                if (w->on_tick)
-                        w->on_tick(w->tick_userdata, t);
-                w->backlog_bytes += tick_bytes(t);
-                w->flush_now |= t->nev > 0;
-                w->nbatch++;
-                w->nsamples++;
-        }
-        if (sampler_take_catalogue_change(w->sampler)) {
-                /* a counter failed and stopped: say so where users look */
-                if (w->on_catalogue)
-                        w->on_catalogue(w->userdata);
-        }
-        return 0;
+        return &w->batch[w->nbatch];
+}
+
+const struct tick *writer_take(struct writer *w)
+{
+        struct tick *t = &w->batch[w->nbatch];
+
+        compact(w, t);
+        head_append(w, t, w->nbatch);
+        w->backlog_bytes += tick_bytes(t);
+        w->flush_now |= t->nev > 0;
+        w->nbatch++;
+        w->nsamples++;
+        return t;
 }
 
 /* A tick's cpu-scope values v[0..n), all of one metric, as one packed
@@ -493,46 +448,9 @@ int writer_flush(struct writer *w, bool force)
         return 0;
 }
 
-/* An immediate sample, written at once: a run's boundary falls exactly on
- * a tick boundary, and its totals are exact there.  Requests that come
- * within SNAPSHOT_REUSE_NS of the last boundary, with no tick since, share
- * its tick: under a burst of run starts and stops from many clients the
- * daemon samples once per burst, not once per request. */
-int writer_snapshot(struct writer *w, struct snapshot_point *pt, char **ret_err)
+void writer_start(struct writer *w)
 {
-        int64_t now = now_monotonic_ns();
-        int r;
-
-        if (w->last_snap_mono && w->nsamples == w->last_snap_nsamples && w->nbatch == 0 &&
-            now - w->last_snap_mono < SNAPSHOT_REUSE_NS) {
-                *pt = w->last_snap;
-                return 0;
-        }
-        r = writer_sample(w);
-        if (r >= 0)
-                r = writer_flush(w, true);
-        if (r >= 0)
-                r = store_last_tick(w->store, &pt->tick, &pt->time);
-        pt->mono = sampler_last_mono(w->sampler);
-        if (r >= 0) {
-                w->last_snap = *pt;
-                w->last_snap_nsamples = w->nsamples;
-                w->last_snap_mono = now_monotonic_ns();
-        }
-        if (r < 0 && asprintf(ret_err, "cannot take a snapshot: %s",
-                              r == -ENOMEM ? "out of memory" : store_errmsg(w->store)) < 0)
-                *ret_err = NULL;
-        return r;
-}
-
-int writer_prime(struct writer *w)
-{
-        int r = writer_sample(w);
-
-        if (r < 0)
-                return r;
         w->last_flush_mono = now_monotonic_ns();
-        return 0;
 }
 
 void writer_tick_done(struct writer *w, int64_t interval_ns)

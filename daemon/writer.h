@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "conf.h"
-#include "sampler.h"
+#include "sampler.h"          /* struct tick */
 #include "store.h"
 
 struct writer;
@@ -20,14 +20,11 @@ struct snapshot_point {
         int64_t mono;           /* CLOCK_MONOTONIC at the tick's end */
 };
 
-/* Called when the sampler's catalogue changed (a counter failed and
- * stopped) during a sample. */
-typedef void (*writer_catalogue_fn)(void *userdata);
-
-/* conf (backlog_limit, wal_limit, commit_interval_ns) is read at every use: it may change in
- * place on reload, and must outlive the writer. */
-int writer_new(struct store *st, struct sampler *sm, const struct conf *conf, writer_catalogue_fn on_catalogue,
-               void *userdata, struct writer **ret);
+/* The writer takes ticks (filled by the sampler, daemon/ticker.c) and owns
+ * no sampler.  conf (backlog_limit, wal_limit, commit_interval_ns) is read
+ * at every use: it may change in place on reload, and must outlive the
+ * writer. */
+int writer_new(struct store *st, const struct conf *conf, struct writer **ret);
 struct writer *writer_free(struct writer *w);
 /* The head file, DATABASE-head (lib/head.h): first the ticks a crash left
  * in it and not in the database are inserted, then it is emptied, and
@@ -35,17 +32,16 @@ struct writer *writer_free(struct writer *w);
  * after each commit.  Before anything else writes to the store. */
 int writer_open_head(struct writer *w, char **ret_err);
 
-/* Called with every tick sampled (the timer's and run boundaries'), once
- * it is in the backlog: subscribe.c pushes it to subscribers. */
-typedef void (*writer_tick_fn)(void *userdata, const struct tick *t);
-void writer_set_tick_hook(struct writer *w, writer_tick_fn fn, void *userdata);
-
-/* Take one sample into the backlog (dropping its oldest eighth when it is
- * at backlog_limit).  A failed sample is logged once and skipped; only
- * -ENOMEM is returned. */
-int writer_sample(struct writer *w);
-/* The first sample: it primes the counters, and the flush clock starts. */
-int writer_prime(struct writer *w);
+/* The tick to fill next: the backlog's next slot (its oldest eighth
+ * dropped first when it is at backlog_limit, and recorded as a gap).
+ * NULL when out of memory.  A slot that is not taken is reused. */
+struct tick *writer_slot(struct writer *w);
+/* Keep the slot writer_slot() gave, filled: its zeros dropped, appended
+ * to the head file with one write(), held for the next flush.  Returns
+ * the tick as kept, valid until the next writer_slot(). */
+const struct tick *writer_take(struct writer *w);
+/* The flush clock starts: commit_interval counts from now. */
+void writer_start(struct writer *w);
 /* Write the backlog in one transaction.  force: even while a reader
  * holds the write-ahead log at wal_limit (a run boundary).  -EBUSY while
  * held; the store's -errno when the write failed (logged once). */
@@ -56,15 +52,6 @@ int writer_flush(struct writer *w, bool force);
  * While writes fail or are held, a retry every second, whatever
  * commit_interval says. */
 void writer_tick_done(struct writer *w, int64_t interval_ns);
-/* A sample written at once: a run's boundary.  Requests within a
- * millisecond of the last boundary, with no tick since, share its tick. */
-int writer_snapshot(struct writer *w, struct snapshot_point *pt, char **ret_err);
-
-/* Called with every tick the sampler emits, to add the open runs' own
- * cgroups' deltas (tick.own); 0 or -ENOMEM. */
-typedef int (*writer_own_fn)(void *userdata, struct tick *t);
-void writer_set_own_hook(struct writer *w, writer_own_fn fn, void *userdata);
-
 /* Writes fail, or are held for a reader: other writers should wait. */
 bool writer_held(const struct writer *w);
 /* The last flush failed (a reader holding the WAL is not a failure). */

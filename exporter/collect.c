@@ -4,7 +4,8 @@
  * units (DESIGN.md, second stage): per CPU, or summed per node with
  * --per node; node metrics per node; system metrics without a label.  The
  * daemon's start is scalemon_start_time_seconds: counters start from 0
- * there, which rate() and increase() take as a reset.  Runs come from the
+ * there, which rate() and increase() take as a reset; in OpenMetrics each
+ * counter's sample also carries it as its created time (NAME_created).  Runs come from the
  * database as an info family (with their tags as labels), their start and
  * end times and their scores, so that a dashboard can draw a run's window
  * over the counters.
@@ -59,9 +60,17 @@ static int decimals_of(double factor)
         return -1;
 }
 
-static int put_counter(struct expo *e, const struct expo_label *l, size_t n, int64_t raw, double factor, int decimals)
+/* A counter's total, and in OpenMetrics its created time: the daemon's
+ * start, where every total starts from 0 (none restarts while it runs:
+ * a CPU that goes and comes back keeps its totals). */
+static int put_counter(struct expo *e, const struct expo_label *l, size_t n, int64_t raw, double factor, int decimals,
+                       int64_t created_ns)
 {
-        return decimals >= 0 ? expo_sample_decimal(e, l, n, raw, decimals) : expo_sample(e, l, n, (double)raw * factor);
+        int r = decimals >= 0 ? expo_sample_decimal(e, l, n, raw, decimals) : expo_sample(e, l, n, (double)raw * factor);
+
+        if (r >= 0 && created_ns > 0)
+                r = expo_created(e, l, n, (double)created_ns / 1e9);
+        return r;
 }
 
 static int put_counters(struct expo *e, const struct proto_totals *t, enum collect_per per)
@@ -100,11 +109,11 @@ static int put_counters(struct expo *e, const struct proto_totals *t, enum colle
                 dec = decimals_of(factor);
                 if (m->scope == SCOPE_SYSTEM) {
                         if (m->nvalues > 0)
-                                r = put_counter(e, NULL, 0, m->values[0], factor, dec);
+                                r = put_counter(e, NULL, 0, m->values[0], factor, dec, t->started_ns);
                 } else if (m->scope == SCOPE_CPU && per == COLLECT_PER_CPU) {
                         for (int c = 0; r >= 0 && c < m->nvalues && c < t->ncpus; c++) {
                                 struct expo_label l[] = { { "cpu", cpu_s[c] }, { "node", cpu_node_s[c] } };
-                                r = put_counter(e, l, ELEMENTSOF(l), m->values[c], factor, dec);
+                                r = put_counter(e, l, ELEMENTSOF(l), m->values[c], factor, dec, t->started_ns);
                         }
                 } else {
                         /* per node: a node metric as it is, a cpu metric summed */
@@ -122,7 +131,7 @@ static int put_counters(struct expo *e, const struct proto_totals *t, enum colle
                         for (int k = 0; r >= 0 && k < t->nnodes; k++) {
                                 struct expo_label l[] = { { "node", node } };
                                 snprintf(node, sizeof node, "%d", t->nodes[k]);
-                                r = put_counter(e, l, 1, node_sum[k], factor, dec);
+                                r = put_counter(e, l, 1, node_sum[k], factor, dec, t->started_ns);
                         }
                 }
         }
@@ -148,6 +157,7 @@ static int put_health(struct expo *e, const struct proto_totals *t)
             (r = expo_family(e, "scalemon_intervals", EXPO_COUNTER, NULL,
                              "intervals sampled since scalemond started")) < 0 ||
             (r = expo_sample(e, NULL, 0, (double)t->ticks)) < 0 ||
+            (r = t->started_ns > 0 ? expo_created(e, NULL, 0, (double)t->started_ns / 1e9) : 0) < 0 ||
             (r = expo_family(e, "scalemon_tick_late_max_seconds", EXPO_GAUGE, "seconds",
                              "the latest a sampling tick ran after its time since scalemond started")) < 0 ||
             (r = expo_sample(e, NULL, 0, (double)t->tick_late_max_us / 1e6)) < 0 ||

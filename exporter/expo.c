@@ -6,7 +6,9 @@
  *    samples x_total); 0.0.4 names it with (# TYPE x_total counter);
  *  - OpenMetrics has # UNIT and the info type (x_info samples); 0.0.4 has
  *    neither (the info family becomes a gauge named x_info);
- *  - OpenMetrics escapes '"' in # HELP and ends with "# EOF".
+ *  - OpenMetrics escapes '"' in # HELP and ends with "# EOF";
+ *  - OpenMetrics gives a counter's sample its created time (x_created
+ *    beside x_total); 0.0.4 has no place for it.
  * Label values are escaped alike (backslash, double quote, newline), and
  * must be UTF-8: a byte that is not becomes U+FFFD.
  */
@@ -31,6 +33,9 @@ struct expo {
         size_t len, cap;
         bool oom;                       /* an append failed: expo_finish() says so */
         char family[256];               /* the current family's sample name */
+        char created[256];              /* its NAME_created, "" unless a counter family */
+        double created_v;               /* the last created time written, and its text */
+        char created_s[40];
         bool in_family;
         size_t nsamples;
 };
@@ -227,6 +232,10 @@ int expo_family(struct expo *e, const char *name, enum expo_type type, const cha
                      name[n - strlen(unit) - 1] != '_'))
                 return -EINVAL;
         snprintf(e->family, sizeof e->family, "%s%s", name, suffix);
+        if (type == EXPO_COUNTER)
+                snprintf(e->created, sizeof e->created, "%s_created", name);
+        else
+                e->created[0] = 0;
         snprintf(meta, sizeof meta, "%s", om ? name : e->family);
         put_str(e, "# TYPE ");
         put_str(e, meta);
@@ -251,15 +260,16 @@ int expo_family(struct expo *e, const char *name, enum expo_type type, const cha
         return 0;
 }
 
-/* The sample's name and labels, and the space before its value. */
-static int put_series(struct expo *e, const struct expo_label *labels, size_t nlabels)
+/* The sample's name (the family's, or name if not NULL) and labels, and
+ * the space before its value. */
+static int put_series(struct expo *e, const char *name, const struct expo_label *labels, size_t nlabels)
 {
         if (!e->in_family)
                 return -EINVAL;
         for (size_t i = 0; i < nlabels; i++)
                 if (!expo_valid_label_name(labels[i].name))
                         return -EINVAL;
-        put_str(e, e->family);
+        put_str(e, name ?: e->family);
         if (nlabels > 0) {
                 put_char(e, '{');
                 for (size_t i = 0; i < nlabels; i++) {
@@ -278,7 +288,7 @@ static int put_series(struct expo *e, const struct expo_label *labels, size_t nl
 
 int expo_sample(struct expo *e, const struct expo_label *labels, size_t nlabels, double value)
 {
-        int r = put_series(e, labels, nlabels);
+        int r = put_series(e, NULL, labels, nlabels);
 
         if (r < 0)
                 return r;
@@ -297,7 +307,7 @@ int expo_sample_decimal(struct expo *e, const struct expo_label *labels, size_t 
 
         if (decimals < 0 || decimals >= (int)ELEMENTSOF(pow10))
                 return -EINVAL;
-        r = put_series(e, labels, nlabels);
+        r = put_series(e, NULL, labels, nlabels);
         if (r < 0)
                 return r;
         if (mantissa < 0) {
@@ -319,6 +329,33 @@ int expo_sample_decimal(struct expo *e, const struct expo_label *labels, size_t 
                         frac[i] = (char)('0' + f % 10);
                 put_mem(e, frac, (size_t)n + 1);
         }
+        put_char(e, '\n');
+        e->nsamples++;
+        return 0;
+}
+
+int expo_created(struct expo *e, const struct expo_label *labels, size_t nlabels, double seconds)
+{
+        size_t len;
+        int r;
+
+        if (!e->in_family || !e->created[0])
+                return -EINVAL;
+        if (e->format != EXPO_OPENMETRICS)
+                return 0;
+        r = put_series(e, e->created, labels, nlabels);
+        if (r < 0)
+                return r;
+        /* one created time for thousands of series: its text made once */
+        if (!e->created_s[0] || seconds != e->created_v) {
+                len = e->len;
+                put_value(e, seconds);
+                if (e->len > len) {
+                        snprintf(e->created_s, sizeof e->created_s, "%.*s", (int)(e->len - len), e->buf + len);
+                        e->created_v = seconds;
+                }
+        } else
+                put_str(e, e->created_s);
         put_char(e, '\n');
         e->nsamples++;
         return 0;

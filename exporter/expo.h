@@ -45,6 +45,11 @@ int expo_sample(struct expo *e, const struct expo_label *labels, size_t nlabels,
  * floating point. */
 int expo_sample_decimal(struct expo *e, const struct expo_label *labels, size_t nlabels, int64_t mantissa,
                         int decimals);
+/* In OpenMetrics, the counter sample just written gets its created time:
+ * NAME_created with the same labels, seconds since the epoch (when the
+ * total last started from 0).  0.0.4 has no such sample: nothing is
+ * written.  -EINVAL outside a counter family. */
+int expo_created(struct expo *e, const struct expo_label *labels, size_t nlabels, double seconds);
 
 /* The text (with "# EOF" in OpenMetrics); the writer is then spent.
  * *ret is malloc'd, NUL-terminated, *ret_len bytes. */

@@ -171,6 +171,11 @@ const struct metric_def metric_table[_M_MAX] = {
                 "page faults, minor and major, on the whole machine (the kernel's own count)", .key = "pgfault" },
         [M_PGMAJFAULT] = { "pgmajfault", SCOPE_SYSTEM, "faults", SRC_VMSTAT, "/proc/vmstat pgmajfault",
                 "page faults that waited for I/O, on the whole machine", .key = "pgmajfault" },
+        /* Stored in ns (scale 1e-9, daemon/sampler/sampler.c): a tick's
+         * sampling costs well under a USER_HZ tick. */
+        [M_SCALEMOND_CPU] = { "scalemond_cpu", SCOPE_SYSTEM, "s", SRC_SELF,
+                "clock_gettime CLOCK_PROCESS_CPUTIME_ID",
+                "scalemond's own CPU time, user and system, all its threads (taken out of everything else's)" },
 };
 
 const struct metric_def *metric_by_name(const char *name)

@@ -26,6 +26,7 @@ enum metric_source {
         SRC_PSI,        /* /proc/pressure/.key, .field 0 = some, 1 = full (sampler-pressure.c) */
         SRC_SCHEDSTAT,  /* /proc/schedstat cpuN line, .field (1 = first number) */
         SRC_BPF,        /* BPF on lock:contention_begin/end (daemon/kernel/lockwait.c) */
+        SRC_SELF,       /* scalemond's own CPU time, CLOCK_PROCESS_CPUTIME_ID (sampler-self.c) */
 };
 
 enum metric_id {
@@ -86,6 +87,7 @@ enum metric_id {
         M_INVOLUNTARY_SWITCHES,
         M_PGFAULT,                      /* /proc/vmstat: the machine's faults, no event on the fault path */
         M_PGMAJFAULT,
+        M_SCALEMOND_CPU,                /* the daemon's own CPU time, to take out of everything else's */
         _M_MAX,
 };
 

@@ -44,6 +44,7 @@ struct store {
         int64_t ctx_id;                  /* ... and its id; 0: none (or rolled back) */
         struct head_buf *capture;        /* store_capture(): rows to the head, not SQL */
         char head_note[768];             /* store_head_attach(): why the head could not be read */
+        int64_t ckpt_seen, ckpt_done;     /* store_checkpoint_due(): changes at the last call, at the last checkpoint */
         char errmsg[512];
 };
 

@@ -302,6 +302,18 @@ int store_wal_reset(struct store *s)
         return store_sqlite_error(s, "checkpoint");
 }
 
+int store_checkpoint_due(struct store *s, int64_t min_wal)
+{
+        int64_t changes = sqlite3_total_changes64(s->db);
+        bool quiet = changes == s->ckpt_seen && changes != s->ckpt_done;
+
+        s->ckpt_seen = changes;
+        if (!quiet && store_wal_size(s) < min_wal)
+                return 0;
+        s->ckpt_done = changes;
+        return store_checkpoint(s, false);
+}
+
 int store_checkpoint(struct store *s, bool truncate)
 {
         int r = sqlite3_wal_checkpoint_v2(s->db, NULL, truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE,

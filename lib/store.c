@@ -271,13 +271,19 @@ static int open_writer_lock(struct store *s, bool *ret_is_link)
 }
 
 /* Page sizes for a new database.  A commit writes each page it touches
- * whole into the write-ahead log, so small pages write fewer bytes; but
- * a cpu_sample row (schema 0004, one packed blob of every CPU's value)
- * keeps only ~1 KB in a 4 KiB page's cell and puts the rest on overflow
- * pages of its own, where 16 KiB pages keep ~4 KB.  Up to 64 CPUs a row
- * fits (a few bytes a CPU). */
+ * whole into the write-ahead log, and each commit touches a dozen pages
+ * it does not fill (the tables' and indexes' last leaves, their parents,
+ * the header), so small pages write fewer bytes; but a cpu_sample row
+ * (schema 0004, one packed blob of every CPU's value) keeps only ~230 B
+ * in a 1 KiB page's cell, ~1 KB in a 4 KiB page's, ~4 KB in a 16 KiB
+ * page's, and puts the rest on overflow pages of its own.  Up to 16
+ * CPUs a row fits a 1 KiB page, up to 64 a 4 KiB page (a few bytes a
+ * CPU).  At 1 s on 2 CPUs, 1 KiB pages wrote 12% less than 4 KiB pages
+ * for the same growth. */
+#define STORE_PAGE_TINY        1024
 #define STORE_PAGE_SMALL       4096
 #define STORE_PAGE_LARGE       16384
+#define STORE_PAGE_TINY_CPUS   16
 #define STORE_PAGE_SMALL_CPUS  64
 
 static int open_store(const char *path, enum store_mode mode, int new_page_size, struct store **ret, char **ret_err);
@@ -294,7 +300,69 @@ int store_open_sized(const char *path, int page_size, struct store **ret, char *
 
 int store_page_size_for(int ncpus)
 {
+        if (ncpus <= STORE_PAGE_TINY_CPUS)
+                return STORE_PAGE_TINY;
         return ncpus <= STORE_PAGE_SMALL_CPUS ? STORE_PAGE_SMALL : STORE_PAGE_LARGE;
+}
+
+/* The writer's connection: WAL, its sync level and checkpoints, the page
+ * size of a new database, the schema migrated to the newest.
+ *
+ * WAL: readers never block the writer nor it them.  NORMAL sync: a crash
+ * of the process loses nothing committed.  A passive checkpoint once the
+ * log holds 4 MiB keeps each one short: left to the minute's checkpoint
+ * alone, a minute of heavy writing (runs started and stopped by the
+ * thousand) takes seconds to copy and holds up sampling.  The page size
+ * (STORE_PAGE_TINY, _SMALL or _LARGE) applies to a new database only (an
+ * existing one keeps its size: changing it means a VACUUM out of WAL
+ * mode): a cpu_sample row keeps up to ~4 KB in a 16 KiB page, where 4 KiB
+ * pages keep ~1 KB and put the rest of a 1024-CPU blob on an overflow page
+ * of its own, three times the bytes (schema 0004); but every commit writes
+ * the pages it touches whole. */
+static int setup_writer(struct store *s, int new_page_size)
+{
+        int page_size = 0, r;
+        char ckpt[64], pragmas[160];
+
+        snprintf(pragmas, sizeof pragmas,
+                 "PRAGMA page_size = %d; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                 "PRAGMA foreign_keys = ON; PRAGMA cache_size = -%d", new_page_size, STORE_WRITER_CACHE_KIB);
+        r = store_exec(s, pragmas);
+        if (r >= 0)
+                r = pragma_int(s, "PRAGMA page_size", &page_size);
+        if (r < 0)
+                return r;
+        snprintf(ckpt, sizeof ckpt, "PRAGMA wal_autocheckpoint = %d", (4 << 20) / MAX(page_size, 512));
+        r = store_exec(s, ckpt);
+        if (r < 0)
+                return r;
+        return migrate(s);
+}
+
+/* A reader's database has this client's schema: not newer, not empty, not
+ * older (only the daemon migrates). */
+static int check_reader_schema(struct store *s, const char *path)
+{
+        int version = store_schema_version(s);
+
+        if (version > store_latest_schema_version()) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "database %s has schema version %d, newer than this scalemonctl knows (%d): "
+                         "use a newer scalemonctl", path, version, store_latest_schema_version());
+                return -EPROTONOSUPPORT;
+        }
+        if (version < 1) {
+                snprintf(s->errmsg, sizeof s->errmsg, "database %s is empty: scalemond has not written to it yet",
+                         path);
+                return -EMEDIUMTYPE;
+        }
+        if (version < store_latest_schema_version()) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "database %s has schema version %d, older than this scalemonctl (%d): "
+                         "restart scalemond once to upgrade it", path, version, store_latest_schema_version());
+                return -EPROTONOSUPPORT;
+        }
+        return 0;
 }
 
 static int open_store(const char *path, enum store_mode mode, int new_page_size, struct store **ret, char **ret_err)
@@ -351,64 +419,9 @@ static int open_store(const char *path, enum store_mode mode, int new_page_size,
         if (r < 0)
                 goto fail;
 
-        if (mode == STORE_WRITE) {
-                /* WAL: readers never block the writer nor it them.  NORMAL
-                 * sync: a crash of the process loses nothing committed.
-                 * A passive checkpoint once the log holds 4 MiB keeps
-                 * each one short: left to the minute's checkpoint alone,
-                 * a minute of heavy writing (runs started and stopped by
-                 * the thousand) took seconds to copy and held up
-                 * sampling.
-                 * The page size (new_page_size, STORE_PAGE_SMALL or
-                 * _LARGE above) applies to a new database only (an
-                 * existing one keeps its size: changing it means a VACUUM
-                 * out of WAL mode): a cpu_sample row keeps up to ~4 KB in
-                 * a 16 KiB page, where 4 KiB pages keep ~1 KB and put the
-                 * rest of a 1024-CPU blob on an overflow page of its own,
-                 * three times the bytes (schema 0004); but every commit
-                 * writes the pages it touches whole (issue 19). */
-                int page_size = 0;
-                char ckpt[64], pragmas[160];
-
-                snprintf(pragmas, sizeof pragmas,
-                         "PRAGMA page_size = %d; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                         "PRAGMA foreign_keys = ON; PRAGMA cache_size = -%d", new_page_size, STORE_WRITER_CACHE_KIB);
-                r = store_exec(s, pragmas);
-                if (r >= 0)
-                        r = pragma_int(s, "PRAGMA page_size", &page_size);
-                if (r < 0)
-                        goto fail;
-                snprintf(ckpt, sizeof ckpt, "PRAGMA wal_autocheckpoint = %d", (4 << 20) / MAX(page_size, 512));
-                r = store_exec(s, ckpt);
-                if (r < 0)
-                        goto fail;
-                r = migrate(s);
-                if (r < 0)
-                        goto fail;
-        } else {
-                int version = store_schema_version(s);
-                if (version > store_latest_schema_version()) {
-                        snprintf(s->errmsg, sizeof s->errmsg,
-                                 "database %s has schema version %d, newer than this scalemonctl knows (%d): "
-                                 "use a newer scalemonctl", path, version, store_latest_schema_version());
-                        r = -EPROTONOSUPPORT;
-                        goto fail;
-                }
-                if (version < 1) {
-                        snprintf(s->errmsg, sizeof s->errmsg,
-                                 "database %s is empty: scalemond has not written to it yet", path);
-                        r = -EMEDIUMTYPE;
-                        goto fail;
-                }
-                if (version < store_latest_schema_version()) {
-                        snprintf(s->errmsg, sizeof s->errmsg,
-                                 "database %s has schema version %d, older than this scalemonctl (%d): "
-                                 "restart scalemond once to upgrade it", path, version,
-                                 store_latest_schema_version());
-                        r = -EPROTONOSUPPORT;
-                        goto fail;
-                }
-        }
+        r = mode == STORE_WRITE ? setup_writer(s, new_page_size) : check_reader_schema(s, path);
+        if (r < 0)
+                goto fail;
 
         r = store_load_metric_ids(s);
         if (r < 0)

@@ -32,7 +32,7 @@ int store_open(const char *path, enum store_mode mode, struct store **ret, char 
  * existing one keeps its own): store_page_size_for(ncpus).  store_open()
  * creates with 16 KiB pages. */
 int store_open_sized(const char *path, int page_size, struct store **ret, char **ret_err);
-/* The page size for a new database on a host of ncpus CPUs (issue 19):
+/* The page size for a new database on a host of ncpus CPUs:
  * 4 KiB where a tick's per-CPU row fits a 4 KiB page's b-tree cell,
  * 16 KiB past that. */
 int store_page_size_for(int ncpus);
@@ -110,6 +110,11 @@ int store_add_own_sample(struct store *s, int64_t run, int64_t tick, enum metric
 int store_add_event(struct store *s, int64_t t_ns, const char *kind, int cpu, const char *detail);
 int store_add_gap(struct store *s, int64_t start_ns, int64_t end_ns, int64_t intervals, const char *reason);
 int store_checkpoint(struct store *s, bool truncate);
+/* Called every minute or so: a passive checkpoint when the log holds
+ * min_wal bytes, or when this connection wrote since the last checkpoint
+ * and not since the last call (the log is quiet).  0, or as
+ * store_checkpoint(). */
+int store_checkpoint_due(struct store *s, int64_t min_wal);
 /* Memory SQLite holds in this process (its page cache, mostly). */
 int64_t store_memory_used(void);
 /* Size of the write-ahead log file in bytes (0 if there is none). */

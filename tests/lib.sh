@@ -90,10 +90,9 @@ finish() {
 
 # start_daemon [ARGS...]: scalemond in the foreground on $DB; returns once
 # it has said it started, or bails out with its log.  It runs with the
-# settings a user gets (commit_interval's default: scalemonctl reads the
-# ticks not committed yet from the head file), unless the test sets
-# COMMIT_INTERVAL and says why (a test that reads the database file with
-# sqlite3 sees committed ticks only).
+# settings a user gets (commit_interval's default: scalemonctl, and sql()
+# through scalemon.so, read the ticks not committed yet from the head
+# file), unless the test sets COMMIT_INTERVAL and says why.
 start_daemon() {
         local before; touch "$TMP/daemon.log"; before=$(grep -c 'started:' "$TMP/daemon.log")
         local ci=${COMMIT_INTERVAL-}
@@ -122,35 +121,27 @@ stop_daemon() {
 
 ctl() { "$SCALEMONCTL" --db "$DB" --socket "$SOCK" "$@"; }
 # Per-CPU values are packed, one cpu_sample row per tick and metric
-# (schema 0004).  For the tests' SQL, temp views with the old names show
-# them unpacked again, through the SQL functions of scalemon.so: sample
-# (metric, tick, loc, value) has every row the old table had (no zeros,
-# NULL where not counted), and samples has cpu_samples' rows too.
+# (schema 0004).  scalemon.so, loaded, puts the head file's ticks behind
+# temp views named like the tables (tick, sample, cpu_sample, ..., and the
+# views samples, cpu_samples), so sql() sees every tick up to the latest.
+# Over those, temp views show every value with the per-CPU ones unpacked,
+# through its SQL functions: sample_all (metric, tick, loc, value) has every
+# row the old table sample had (no zeros, NULL where not counted), and
+# samples_all has cpu_samples' rows too.
 SQLITE_EXT=${SQLITE_EXT:-$top_builddir/scalemon.so}
-SQL_UNPACK="CREATE TEMP VIEW sample AS
-          SELECT metric, tick, loc, value FROM main.sample
-          UNION ALL SELECT c.metric, c.tick, u.cpu, u.value FROM main.cpu_sample c, scalemon_cpus(c.vals) u;
-        CREATE TEMP VIEW samples AS SELECT * FROM main.samples UNION ALL SELECT * FROM main.cpu_samples;"
+SQL_UNPACK="CREATE TEMP VIEW sample_all AS
+          SELECT metric, tick, loc, value FROM sample
+          UNION ALL SELECT c.metric, c.tick, u.cpu, u.value FROM cpu_sample c, scalemon_cpus(c.vals) u;
+        CREATE TEMP VIEW samples_all AS SELECT * FROM samples UNION ALL SELECT * FROM cpu_samples;"
 sql() { sqlite3 -readonly -batch -noheader -cmd ".load $SQLITE_EXT" -cmd "$SQL_UNPACK" "$DB" "$@"; }
 
 now_ns() { date +%s%N; }
 ns_to_when() { printf '@%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
 interval_ns() { sql "SELECT value FROM meta WHERE key = 'interval_ns'"; }
 
-# wait_flushed NS: until the ticks that end at or after NS can be read: in
-# the database file when the test commits often to read it with sqlite3
-# (COMMIT_INTERVAL set), else through scalemonctl (the head file's too).
-last_tick_end() {
-        if [ -n "${COMMIT_INTERVAL-}" ]; then
-                sql "SELECT coalesce(max(t + dur), 0) FROM tick" 2>/dev/null || echo 0
-        else
-                ctl --format json query context_switches --since -10s 2>/dev/null | python3 -c '
-import json, sys, datetime
-p = json.load(sys.stdin)["points"][-1]
-t = datetime.datetime.fromisoformat(p["time"].replace("Z", "+00:00"))
-print(int(t.timestamp()) * 10**9 + t.microsecond * 1000 + int(round(p["interval_s"] * 1e9)))' 2>/dev/null || echo 0
-        fi
-}
+# wait_flushed NS: until the ticks that end at or after NS can be read
+# (sql() reads the head file's with the database's).
+last_tick_end() { sql "SELECT coalesce(max(t + dur), 0) FROM tick" 2>/dev/null || echo 0; }
 wait_flushed() {
         local want=$1 i last
         for i in $(seq 100); do

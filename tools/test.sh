@@ -5,9 +5,12 @@
 # (--enable-test-seams: fault injection, the clock offset), and run:
 #   plain build      make check-unit, check-live, check-faults (every
 #                    timing check is judged here), check-package, distcheck
-#   sanitizer build  make check-unit, check-san (the live and fault tests
-#                    that drive the daemon's, client's and exporter's real
-#                    paths, for the memory errors the sanitizers add)
+#   plain build      make check-side (the live and fault tests that need
+#                    no quiet machine: on the fake kernel, and the soak)
+#   sanitizer build  make check-unit, check-san and check-san-alone (the
+#                    live and fault tests that drive the daemon's, client's
+#                    and exporter's real paths, for the memory errors the
+#                    sanitizers add)
 # It ends with what was skipped or is a TODO, and what failed, each by
 # name, the time each suite took, and the line "N passed, N failed, N
 # skipped" (tools/test-summary.sh); exit 1 if anything failed.  The
@@ -23,15 +26,21 @@ t_start=$(date +%s)
 
 # Where the time goes (tools/test.sh prints each suite's time and the
 # slowest tests at the end; HACKING.md has the figures): the live and
-# fault tests, which must each have the machine to themselves (their
-# timing checks fail when something else loads it), so they run one at a
-# time, alone, after everything else.  What needs no quiet machine runs
-# side by side before them: the sanitizer tree's build and then its unit
-# tests; the plain tree's unit tests; distcheck and then the Debian
-# packages' test (both make the release tarball in the plain tree, so
-# one after the other).  Each suite's results go to its own file
-# build-test/NN-NAME-WHAT.res (NN: the order of this script), its output
-# to build-test/NAME-WHAT.out.
+# fault tests of the plain build, which must each have the machine to
+# themselves (their timing checks, and their counts against perf stat or
+# /proc, fail when something else loads it), so they run one at a time,
+# alone, after everything else.  What judges no timing and no
+# machine-wide count, and so needs no quiet machine, runs side by side
+# before them, in three lanes: the sanitizer tree's build, then its unit
+# tests beside its share of the live and fault tests (check-san: two at
+# a time); the plain tree's unit tests beside its live and fault tests
+# that need no quiet machine (check-side: on the fake kernel, and the
+# soak); distcheck and then the Debian packages' test (both make the
+# release tarball in the plain tree, so one after the other).
+# Last, alone, the sanitizer test that takes a CPU offline
+# (check-san-alone: every other test would see it).  Each suite's
+# results go to its own file build-test/NN-NAME-WHAT.res (NN: the order
+# of this script), its output to build-test/NAME-WHAT.out.
 seq_n=0
 res_file() {    # res_file NAME WHAT: RES is the results file of the next suite
         seq_n=$((seq_n + 1)); RES=$(printf '%s/%02d-%s-%s.res' "$T" "$seq_n" "$1" "$2")
@@ -105,11 +114,20 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ci_ok=false asan_ok=false
 res_file ci build; build ci "$RES" --enable-werror --enable-test-seams --enable-bpf && ci_ok=true
 # side by side, nothing timed
-res_file asan build; r_ab=$RES; res_file asan check-unit; r_au=$RES
+res_file asan build; r_ab=$RES; res_file asan check-unit; r_au=$RES; res_file asan check-san; r_as=$RES
+two_suites() {  # two_suites NAME WHAT1 LOG1 RES1 J1 WHAT2 LOG2 RES2 J2: at once in build-NAME,
+        # once the tests' programs are built there (not by both at once)
+        local name=$1
+        make -s -C "$top/build-$name" -j"$(nproc)" check-programs >>"$top/build-$name/build.out" 2>&1
+        run "$name" "$2" "$3" "$4" "$5" >"$T/$name-$2.lane" 2>&1 &
+        run "$name" "$6" "$7" "$8" "$9"
+        wait $!; cat "$T/$name-$2.lane"
+}
 beside eval 'build asan "$r_ab" --enable-werror --enable-sanitizers --enable-test-seams --enable-bpf &&
-        run asan check-unit test-unit.log "$r_au" -j2'
+        two_suites asan check-san test-san.log "$r_as" -j2 check-unit test-unit.log "$r_au" -j2'
 if $ci_ok; then
-        res_file ci check-unit; beside run ci check-unit test-unit.log "$RES" -j2
+        res_file ci check-unit; r_cu=$RES; res_file ci check-side; r_cs=$RES
+        beside two_suites ci check-side test-side.log "$r_cs" -j1 check-unit test-unit.log "$r_cu" -j2
         # the release tarball builds, installs and uninstalls cleanly (its
         # tests are the ones here, not run a third time); then the Debian
         # packages (tests/systemd/systemd-package.sh): built from the release
@@ -124,8 +142,8 @@ grep -q ': PASS: ' "$r_ab" 2>/dev/null && asan_ok=true
 # alone, one suite after the other: the timing checks in the plain build
 res_file ci check-live; $ci_ok && run ci check-live test-live.log "$RES"
 res_file ci check-faults; $ci_ok && run ci check-faults test-faults.log "$RES"
-# the sanitizer build on the real paths (tests/Makefile.inc: san_tests)
-res_file asan check-san; $asan_ok && run asan check-san test-san.log "$RES"
+# the sanitizer build's test that takes a CPU offline (tests/Makefile.inc: san_alone_tests)
+res_file asan check-san-alone; $asan_ok && run asan check-san-alone test-san-alone.log "$RES"
 
 echo "=== the slowest tests"
 slowest 12

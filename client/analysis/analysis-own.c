@@ -1,6 +1,8 @@
 /* analysis-own.c - the run's own counters against the machine's: what the
  * benchmark's cgroup counted (daemon/sampler/owncg.c, run totals at level
- * 'cgroup') and what everything else on the machine did meanwhile.
+ * 'cgroup') and what everything else on the machine did meanwhile: other
+ * tasks, not the idle task (/proc/stat's idle and iowait are not busy
+ * time) and not scalemond's own work (scalemond_cpu, sampler-self.c).
  * Typed answers for the formatters (report-own.c) and for explain, where
  * "everything else" is a candidate cause (interference). */
 #include "config.h"
@@ -41,7 +43,7 @@ bool analysis_own_others(const struct analysis_run *r, int m, double *ret)
 
 bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret)
 {
-        const struct mstat *u = &r->m[M_CPU_USER], *sy = &r->m[M_CPU_SYSTEM];
+        const struct mstat *u = &r->m[M_CPU_USER], *sy = &r->m[M_CPU_SYSTEM], *self = &r->m[M_SCALEMOND_CPU];
         double busy;
 
         if (!u->has_own || !sy->has_own || r->cpu_total <= 0)
@@ -51,7 +53,11 @@ bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret
         ret->user_s = u->own_total;
         ret->system_s = sy->own_total;
         ret->own_s = u->own_total + sy->own_total;
-        ret->others_s = busy > ret->own_s ? busy - ret->own_s : 0;
+        /* scalemond's sampling is not interference: taken out where the
+         * run recorded it (a run from before scalemond_cpu did not) */
+        ret->self_known = self->have;
+        ret->self_s = self->have ? self->total : 0;
+        ret->others_s = busy > ret->own_s + ret->self_s ? busy - ret->own_s - ret->self_s : 0;
         ret->excess_s = ret->own_s > busy ? ret->own_s - busy : 0;
         return true;
 }
@@ -69,6 +75,9 @@ void analysis_own_cpu_words(const struct analysis_own_cpu *c, char *buf, size_t 
                 snprintf(buf + o, len - (size_t)o,
                          "everything else not measurable (the benchmark's cgroup counts its run time exactly, %.2f "
                          "CPU-s more than /proc/stat's busy time, which is sampled at the timer tick)", c->excess_s);
+        else if (c->self_known)
+                snprintf(buf + o, len - (size_t)o, "everything else %.2f CPU-s (scalemond's own %.2f CPU-s taken out)",
+                         c->others_s, c->self_s);
         else
                 snprintf(buf + o, len - (size_t)o, "everything else %.2f CPU-s", c->others_s);
 }

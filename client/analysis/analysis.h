@@ -88,7 +88,9 @@ struct analysis_run *analysis_unload(struct analysis_run *runs, size_t n);
 struct analysis_own_cpu {
         double busy_s;                  /* CPU-seconds neither idle nor iowait */
         double own_s, user_s, system_s; /* the benchmark's cgroup's cpu.stat */
-        double others_s;                /* busy - own, never negative */
+        bool self_known;                /* the run recorded scalemond's own CPU time (scalemond_cpu) */
+        double self_s;                  /* scalemond's own CPU time, 0 where not known */
+        double others_s;                /* busy - own - self, never negative */
         double excess_s;                /* own - busy where own is the larger, else 0: the cgroup's
                                          * cpu.stat is the scheduler's exact run time, /proc/stat's
                                          * busy time is sampled at the timer tick (and over the run's
@@ -108,8 +110,9 @@ bool analysis_own_others(const struct analysis_run *r, int m, double *ret);
 bool analysis_own_cpu(const struct analysis_run *r, struct analysis_own_cpu *ret);
 /* The CPU time split in the words report and explain both use: "cpu time
  * busy: B CPU-s, the benchmark O (user U, system S), everything else E
- * CPU-s", or "... everything else not measurable (...)" where the
- * cgroup's exact count exceeds /proc/stat's busy time. */
+ * CPU-s (scalemond's own D CPU-s taken out)", or "... everything else not
+ * measurable (...)" where the cgroup's exact count exceeds /proc/stat's
+ * busy time.  A run recorded without scalemond_cpu says nothing of it. */
 void analysis_own_cpu_words(const struct analysis_own_cpu *c, char *buf, size_t len);
 
 /* Rates, spread across CPUs and CPU time of one run, from its totals. */

@@ -448,7 +448,8 @@ int explain_causes(struct ex *e, struct explain_run_result *res)
 
 /* Everything else's CPU time per bin of run j: the machine's busy time
  * (/proc/stat, all but idle and iowait) minus the cgroup's user and
- * system time (its per-tick cpu.stat), in CPUs; false if it had none. */
+ * system time (its per-tick cpu.stat) and scalemond's own (scalemond_cpu,
+ * where recorded), in CPUs; false if it had none. */
 static int others_bins(struct ex *e, const struct store_tick_values *tv, size_t k, size_t nbins, int64_t iv, double *out,
                        double *tmp)
 {
@@ -471,6 +472,7 @@ static int others_bins(struct ex *e, const struct store_tick_values *tv, size_t 
                         continue;
                 for (size_t q = 0; q < sizeof busy / sizeof busy[0]; q++)
                         b += tv->v[(size_t)busy[q] * tv->n + i];
+                b -= tv->v[(size_t)M_SCALEMOND_CPU * tv->n + i];       /* 0 where not recorded */
                 out[i] = fmax(b - tmp[i] - tmp[nbins + i], 0) / ((double)iv / 1e9);
         }
         return 0;

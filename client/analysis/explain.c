@@ -520,6 +520,10 @@ static int do_counters(struct ex *e, struct explain_run_result *res)
                 procstat = cd.part == EXPLAIN_OTHERS_CPU || metric_table[m].source == SRC_PROCSTAT;
                 if (metric_table[m].max || !cand_rate(run, cd, &run_ps, &run_tot))
                         continue;
+                /* scalemond's own CPU time is what measuring costs, taken
+                 * out of everything else's (analysis_own_cpu): no cause */
+                if (m == M_SCALEMOND_CPU)
+                        continue;
                 /* everything else's context switches would count the idle
                  * task's (context_switches counts every switch); the
                  * voluntary and involuntary ones leave pid 0 out */

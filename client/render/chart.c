@@ -340,9 +340,20 @@ static void write_overlays(FILE *f, const struct chart *p, bool dumb)
                 gp_str(f, w->text);
                 fprintf(f, " at %.6g, graph 0.99 left offset 0.5,0 front tc rgb '#333333' noenhanced\n", w->x0);
         }
-        for (size_t i = 0; i < p->nshade; i++)
-                fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' fs solid 0.6 noborder\n",
-                        i + 1, p->shade[i][0], p->shade[i][1]);
+        for (size_t i = 0; i < p->nshade; i++) {
+                if (!dumb) {
+                        fprintf(f, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f4c7c3' "
+                                   "fs solid 0.6 noborder\n", i + 1, p->shade[i][0], p->shade[i][1]);
+                        continue;
+                }
+                /* the terminal fills no area: each phase's bounds as
+                 * lines, and its number between them at the top */
+                for (int e = 0; e < 2; e++)
+                        fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead back\n", p->shade[i][e],
+                                p->shade[i][e]);
+                fprintf(f, "set label \"phase %zu\" at %.6g, graph 0.97 center front\n", i + 1,
+                        (p->shade[i][0] + p->shade[i][1]) / 2);
+        }
         for (size_t i = 0; i < p->nmarks; i++) {
                 fprintf(f, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead front lc rgb '#555555' dt 3 lw 1.5\n",
                         p->marks[i].x, p->marks[i].x);

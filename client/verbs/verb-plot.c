@@ -331,7 +331,8 @@ static int kind_scatter(struct ctl *ctl, struct popts *o, struct chart *p)
 }
 
 /* explain RUN: the top counters of `explain` over time, the run against
- * its siblings' range, in units of the siblings' mean; phases shaded. */
+ * its siblings' range, in units of the siblings' mean; phases shaded (in
+ * the terminal, between lines and numbered). */
 static int kind_explain(struct ctl *ctl, struct popts *o, struct chart *p)
 {
         struct explain_run_opts eo = { .keep_series = EXPLAIN_KEEP_MAX, .score = o->score };
@@ -386,7 +387,8 @@ static int kind_explain(struct ctl *ctl, struct popts *o, struct chart *p)
         }
         for (size_t i = 0; i < res.nphases; i++)
                 chart_add_shade(p, res.phases[i].start_s, res.phases[i].start_s + res.phases[i].dur_s);
-        set_text(p->title, sizeof p->title, "%s against %s%s", o->metric, sibs, res.nphases ? " (phases shaded)" : "");
+        set_text(p->title, sizeof p->title, "%s against %s%s", o->metric, sibs,
+                 !res.nphases ? "" : o->output ? " (phases shaded)" : " (phases between lines)");
         set_text(p->xlabel, sizeof p->xlabel, "seconds since the start of the run");
         set_text(p->ylabel, sizeof p->ylabel, "rate / the siblings' mean rate");
         p->yzero = true;

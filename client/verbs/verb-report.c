@@ -463,8 +463,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
 /* With --group-by and --explain, each HIGH VARIANCE group's
  * lowest-scoring run explained against the group's others (explain.c,
  * over the runs in range, whose stable groups give the spreads): gx[g]
- * for group g, or why[g] why not; neither for the other groups.
- * (issue 14) */
+ * for group g, or why[g] why not; neither for the other groups. */
 struct group_explained {
         struct explain_run_result *gx;  /* [ngroups] */
         bool *have;

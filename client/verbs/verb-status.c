@@ -109,6 +109,8 @@ struct status_view {
         int64_t interval;
         int avail, unavail, disabled;
         bool faults_per_cpu;                    /* page faults per CPU (perf events), not only the machine's */
+        bool lock_avail;                        /* lock wait (BPF) is counted */
+        char lock_why[256];                     /* if not, why ("disabled ..." if so configured) */
         struct run_host *hosts;                 /* most runs first */
         size_t nhosts;
         struct proto_open_run *open_runs;       /* from live (borrowed) or the database (owned) */
@@ -202,6 +204,11 @@ static int status_gather(struct ctl *ctl, struct store *s, struct status_view *v
                 run_infos_free(open, nopen);
         }
         v->faults_per_cpu = faults_per_cpu(rows, n);
+        for (size_t i = 0; i < n; i++)
+                if (streq(rows[i].name, "lock_wait_ns")) {
+                        v->lock_avail = rows[i].available;
+                        snprintf(v->lock_why, sizeof v->lock_why, "%s", rows[i].available ? "" : rows[i].why);
+                }
         for (size_t i = 0; i < n; i++) {
                 if (rows[i].available)
                         v->avail++;
@@ -249,7 +256,7 @@ static json_t *status_json(struct ctl *ctl, const struct status_view *v)
                 json_array_append_new(hosts, json_pack("{s:s,s:s,s:I}", "hostname", v->hosts[i].hostname, "kernel",
                                                        v->hosts[i].kernel, "runs", (json_int_t)v->hosts[i].runs));
         return json_pack("{s:o,s:{s:s,s:I,s:i},s:{s:s,s:s,s:s,s:i,s:i},s:o,s:{s:i,s:i},s:i,"
-                         "s:{s:i,s:i,s:i,s:b},s:{s:I,s:o,s:o},s:o,s:o}",
+                         "s:{s:i,s:i,s:i,s:b},s:{s:b,s:o},s:{s:I,s:o,s:o},s:o,s:o}",
                          "daemon", status_daemon_json(ctl, v),
                          "database", "path", ctl->db_path, "size_bytes", (json_int_t)sum->size_bytes, "schema",
                          v->schema,
@@ -261,6 +268,8 @@ static json_t *status_json(struct ctl *ctl, const struct status_view *v)
                          "nodes", sum->nnodes,
                          "metrics", "available", v->avail, "unavailable", v->unavail, "disabled", v->disabled,
                          "page_faults_per_cpu", v->faults_per_cpu,
+                         "lock_wait", "available", v->lock_avail, "why",
+                         v->lock_why[0] ? json_string(v->lock_why) : json_null(),
                          "samples", "intervals", (json_int_t)sum->ticks,
                          "first", sum->ticks ? json_time(sum->first_t) : json_null(),
                          "last", sum->ticks ? json_time(sum->last_t) : json_null(),
@@ -326,6 +335,8 @@ static void status_print(struct ctl *ctl, const struct status_view *v)
                 printf("nodes:     %d\n", sum->nnodes);
                 printf("metrics:   %d available, %d unavailable, %d disabled (scalemonctl metrics)\n", v->avail,
                        v->unavail, v->disabled);
+                if (!v->lock_avail && v->lock_why[0] && !startswith(v->lock_why, "disabled"))
+                        printf("lock wait: not counted: %s\n", v->lock_why);
                 printf("faults:    %s\n", v->faults_per_cpu
                                                  ? "per CPU (page_faults*, perf events: per_cpu_faults = yes) "
                                                    "and the machine's (pgfault, pgmajfault)"

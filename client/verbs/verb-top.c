@@ -47,9 +47,21 @@ static const struct counter_set {
         const char *metrics[8];
 } builtin_sets[] = {
         { "sched", { "context_switches", "cpu_migrations", "lock_contentions", "cpu_user", "cpu_system" } },
-        { "faults", { "page_faults", "page_faults_minor", "page_faults_major", "cpu_user", "cpu_system" } },
+        { "faults", { "page_faults", "page_faults_minor", "page_faults_major", "cpu_user", "cpu_system", "pgfault",
+                      "pgmajfault" } },
         { "kvm", { "kvm_exits", "kvm_pause_exits", "kvm_ple_window_updates", "cpu_guest", "cpu_steal" } },
         { "pmu", { "cycles", "instructions", "cpu_user", "cpu_system" } },
+};
+
+/* The per-CPU fault events are off by default (scalemon.conf(5),
+ * per_cpu_faults): in a built-in set, such a column is left out where the
+ * machine's own count (/proc/vmstat, on the system: line) stands in. */
+static const struct {
+        const char *metric, *stand_in;
+} stand_ins[] = {
+        { "page_faults", "pgfault" },
+        { "page_faults_minor", "pgfault" },
+        { "page_faults_major", "pgmajfault" },
 };
 
 /* Shown with every set, where the catalogue has them (second stage). */
@@ -143,6 +155,20 @@ static size_t set_metrics(const struct top *tp, int set, const char **out, size_
                         out[n++] = cs->metrics[i];
         }
         return n;
+}
+
+static bool stood_in(const struct top *tp, const char *metric)
+{
+        const struct sub_info *in = sub_info(tp->sub);
+
+        if (tp->ncustom && tp->set == 0)
+                return false;   /* --metric shows what it names */
+        for (size_t i = 0; i < ELEMENTSOF(stand_ins); i++)
+                if (streq(stand_ins[i].metric, metric)) {
+                        int mi = sub_metric_index(tp->sub, stand_ins[i].stand_in);
+                        return mi >= 0 && in->metrics[mi].available;
+                }
+        return false;
 }
 
 static const char *set_name(const struct top *tp, int set)
@@ -248,43 +274,15 @@ static void cell(const struct top *tp, int mi, const struct top_col *col, int lo
                 *v = *v * col->share / MAX(ncpu, 1);
 }
 
-static int build_frame(struct top *tp)
+/* The frame's columns: the set's metrics that have a value per row, then
+ * the extras where the daemon has them; the rest go to "others"; and the
+ * pressure figures. */
+static void frame_columns(struct top *tp, struct top_frame *f, enum sub_loc rowloc)
 {
         const struct sub_info *in = sub_info(tp->sub);
-        const struct sub_tick *t = sub_tick(tp->sub);
-        struct top_frame *f = &tp->frame;
-        enum sub_loc rowloc = in->per == SUB_LOC_NODE ? SUB_LOC_NODE : SUB_LOC_CPU;
         const char *want[TOP_MAX_COLS];
         size_t nwant = set_metrics(tp, tp->set, want, TOP_MAX_COLS);
-        int nrows = rowloc == SUB_LOC_CPU ? in->ncpus : in->nnodes;
 
-        free(f->rows);
-        free(f->runs);
-        memset(f, 0, sizeof *f);
-        f->set_name = set_name(tp, tp->set);
-        f->nsets = tp->nsets;
-        f->folded = tp->folded;
-        f->paused = tp->paused;
-        f->start_ns = tp->start_ns;
-        f->end_ns = tp->end_ns;
-        f->dur_s = tp->dur;
-        f->nticks = tp->nticks;
-        f->per = rowloc;
-        f->ncpus = in->ncpus;
-        f->nnodes = in->nnodes;
-        f->interval_s = in->interval_s;
-        for (int c = 0; c < in->ncpus; c++)
-                f->online += in->online[c];
-        if (t->nruns) {
-                f->runs = malloc(t->nruns * sizeof *f->runs);
-                if (!f->runs)
-                        return -ENOMEM;
-                memcpy(f->runs, t->runs, t->nruns * sizeof *f->runs);
-                f->nruns = t->nruns;
-        }
-
-        /* columns: the set's metrics that have a value per row, then the
-         * extras where the daemon has them; the rest go to "others" */
         for (size_t i = 0; i < nwant + ELEMENTSOF(extra_cols); i++) {
                 const char *name = i < nwant ? want[i] : extra_cols[i - nwant];
                 int mi = sub_metric_index(tp->sub, name);
@@ -294,7 +292,7 @@ static int build_frame(struct top *tp)
                 if (mi < 0)
                         continue;
                 m = &in->metrics[mi];
-                if (i >= nwant && !m->available)
+                if (!m->available && (i >= nwant || stood_in(tp, name)))
                         continue;
                 if (m->loc == rowloc && f->ncols < TOP_MAX_COLS) {
                         struct top_col *c = &f->cols[f->ncols++];
@@ -327,6 +325,14 @@ static int build_frame(struct top *tp)
                 o->v *= share_factor(in->metrics[mi].unit);
                 o->share = true;
         }
+}
+
+/* The frame's rows (a CPU's or a node's, those that exist), its total,
+ * sorted by the chosen column. */
+static int frame_rows(struct top *tp, struct top_frame *f, enum sub_loc rowloc)
+{
+        const struct sub_info *in = sub_info(tp->sub);
+        int nrows = rowloc == SUB_LOC_CPU ? in->ncpus : in->nnodes;
 
         f->rows = calloc((size_t)nrows + 1, sizeof *f->rows);
         if (!f->rows)
@@ -351,6 +357,42 @@ static int build_frame(struct top *tp)
         cmp_loc = f->sort;
         qsort(f->rows, (size_t)f->nrows, sizeof *f->rows, row_cmp);
         return 0;
+}
+
+static int build_frame(struct top *tp)
+{
+        const struct sub_info *in = sub_info(tp->sub);
+        const struct sub_tick *t = sub_tick(tp->sub);
+        struct top_frame *f = &tp->frame;
+        enum sub_loc rowloc = in->per == SUB_LOC_NODE ? SUB_LOC_NODE : SUB_LOC_CPU;
+
+        free(f->rows);
+        free(f->runs);
+        memset(f, 0, sizeof *f);
+        f->set_name = set_name(tp, tp->set);
+        f->nsets = tp->nsets;
+        f->folded = tp->folded;
+        f->paused = tp->paused;
+        f->start_ns = tp->start_ns;
+        f->end_ns = tp->end_ns;
+        f->dur_s = tp->dur;
+        f->nticks = tp->nticks;
+        f->per = rowloc;
+        f->ncpus = in->ncpus;
+        f->nnodes = in->nnodes;
+        f->interval_s = in->interval_s;
+        for (int c = 0; c < in->ncpus; c++)
+                f->online += in->online[c];
+        if (t->nruns) {
+                f->runs = malloc(t->nruns * sizeof *f->runs);
+                if (!f->runs)
+                        return -ENOMEM;
+                memcpy(f->runs, t->runs, t->nruns * sizeof *f->runs);
+                f->nruns = t->nruns;
+        }
+
+        frame_columns(tp, f, rowloc);
+        return frame_rows(tp, f, rowloc);
 }
 
 static bool want_fold(const struct top *tp)

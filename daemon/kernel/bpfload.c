@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 
 static char libbpf_msg[256];            /* libbpf's last warning, for the reason */
 static bool verifier_refused;           /* libbpf printed the verifier's log */
+static bool no_kernel_btf;              /* libbpf found no kernel BTF to relocate against */
 
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -37,6 +39,8 @@ static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_li
         vsnprintf(buf, sizeof buf, fmt, ap);
         if (strstr(buf, "PROG LOAD LOG"))
                 verifier_refused = true;
+        if (strstr(buf, "failed to find valid kernel BTF"))
+                no_kernel_btf = true;
         n = strlen(buf);
         while (n && buf[n - 1] == '\n')
                 buf[--n] = 0;
@@ -49,6 +53,7 @@ void bpfload_begin(void)
         libbpf_set_print(on_libbpf_print);
         libbpf_msg[0] = 0;
         verifier_refused = false;
+        no_kernel_btf = false;
 }
 
 const char *bpfload_last_message(void)
@@ -86,8 +91,16 @@ char *bpfload_why(int err, const char *what)
                 r = asprintf(&w, "cannot load %s: this kernel's verifier refused it (%s); "
                                  "run scalemond --foreground with LIBBPF_LOG=1 for the verifier's log",
                              what, strerror(-err));
+        else if (no_kernel_btf)
+                r = asprintf(&w, "cannot load %s: the kernel's BTF cannot be read (/sys/kernel/btf/vmlinux: "
+                                 "a kernel built without CONFIG_DEBUG_INFO_BTF), and the program needs it to "
+                                 "find the kernel's fields", what);
         else if (err == -EPERM || err == -EACCES) {
-                if (!has_cap(CAP_BPF) && !has_cap(CAP_SYS_ADMIN))
+                /* in the bounding set but not held: given up after start-up (caps.c) */
+                if (!has_cap(CAP_BPF) && !has_cap(CAP_SYS_ADMIN) && prctl(PR_CAPBSET_READ, CAP_BPF) == 1)
+                        r = asprintf(&w, "cannot load %s: permission denied (scalemond gave up CAP_BPF after "
+                                         "start-up; restart it to load the program)", what);
+                else if (!has_cap(CAP_BPF) && !has_cap(CAP_SYS_ADMIN))
                         r = asprintf(&w, "cannot load %s: permission denied (needs CAP_BPF and "
                                          "CAP_PERFMON, or root)", what);
                 else

@@ -590,27 +590,6 @@ struct lockwait {
         int unused;
 };
 
-/* The kernel fields the program reads, from the kernel's BTF; a kernel
- * without it (or without a field) leaves those locks named by address. */
-static void set_offsets(struct lockwait_bpf *skel)
-{
-        struct kbtf_field f[] = {
-                { "task_struct", "mm", -1 },          { "task_struct", "sighand", -1 },
-                { "task_struct", "se", -1 },          { "sched_entity", "cfs_rq", -1 },
-                { "cfs_rq", "rq", -1 },               { "rq", "__lock", -1 },
-                { "mm_struct", "mmap_lock", -1 },     { "rw_semaphore", "wait_lock", -1 },
-                { "sighand_struct", "siglock", -1 },
-        };
-        struct lw_offsets *o = (struct lw_offsets *)&skel->rodata->lw_off;
-
-        (void)kbtf_offsets(KBTF_VMLINUX, f, ELEMENTSOF(f), false);
-        *o = (struct lw_offsets){
-                .task_mm = f[0].offset, .task_sighand = f[1].offset, .task_se = f[2].offset,
-                .se_cfs_rq = f[3].offset, .cfs_rq_rq = f[4].offset, .rq_lock = f[5].offset,
-                .mm_mmap_lock = f[6].offset, .rwsem_wait_lock = f[7].offset, .sighand_siglock = f[8].offset,
-        };
-}
-
 int lockwait_open(int slots, struct lockwait **ret, char **ret_why)
 {
         if (asprintf(ret_why, "scalemond was built without BPF support (%s)", SCALEMON_BPF_MISSING) < 0)

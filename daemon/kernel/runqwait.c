@@ -45,8 +45,9 @@ static int set_offsets(struct runqwait_bpf *skel, char **ret_why)
 
         if (r < 0 || f[0].offset < 0 || f[1].offset < 0 || f[2].offset < 0 || f[3].offset < 0) {
                 if (asprintf(ret_why, "%s needs the kernel's BTF with task_struct.sched_info.run_delay "
-                             "(CONFIG_DEBUG_INFO_BTF, CONFIG_SCHED_INFO): %s", RQ_PROGRAM,
-                             r < 0 ? strerror(-r) : "a field is missing from " KBTF_VMLINUX) < 0)
+                             "(CONFIG_DEBUG_INFO_BTF, CONFIG_SCHED_INFO): %s%s", RQ_PROGRAM,
+                             r < 0 ? "cannot read it from " KBTF_VMLINUX ": " : "a field is missing from " KBTF_VMLINUX,
+                             r < 0 ? strerror(-r) : "") < 0)
                         *ret_why = NULL;
                 return r < 0 ? r : -EOPNOTSUPP;
         }

@@ -87,6 +87,11 @@ struct sampler {
         int64_t *totals;                        /* [_M_MAX * nloc] */
 
         struct tick_profile *profile;           /* SCALEMON_TICK_PROFILE=1 (sampler.c), else NULL */
+        /* every source once, then the sort: read_sources(), or with the
+         * profile read_sources_profiled(), chosen in sampler_new() */
+        int (*read)(struct sampler *s, struct tick *t, bool emit_ok);
+        sampler_own_fn own_fn;                  /* the open runs' own cgroups (sampler_set_own()), or NULL */
+        void *own_ud;
 
 
         /* lock wait, BPF (sampler-lockwait.c) */
@@ -94,7 +99,12 @@ struct sampler {
         uint64_t *lw_prev;                      /* [map.ncpus * its values]: totals at the last tick */
         uint64_t *lw_max;                       /* [map.ncpus]: the longest wait of this tick */
         bool *lw_cpu_primed;                    /* [map.ncpus]: lw_prev[c] is a baseline of an online CPU */
+        int *lw_src;                            /* [map.ncpus]: the CPU whose slot c replays (c, or c % real) */
         bool lw_primed;
+
+        /* scalemond's own CPU time (sampler-self.c) */
+        int64_t self_prev_ns;                   /* CLOCK_PROCESS_CPUTIME_ID at the last tick */
+        bool self_primed;
 };
 
 int sampler_grow(void **p, size_t *cap, size_t n, size_t size);
@@ -148,6 +158,7 @@ extern const struct sampler_source sampler_numastat_source;
 extern const struct sampler_source sampler_psi_source;          /* sampler-pressure.c */
 extern const struct sampler_source sampler_schedstat_source;
 extern const struct sampler_source sampler_lockwait_source;     /* sampler-lockwait.c */
+extern const struct sampler_source sampler_self_source;         /* sampler-self.c */
 
 /* Refresh the CPU map's online set; if it changed, close the groups of
  * CPUs that went offline and reopen those that came back, with an event

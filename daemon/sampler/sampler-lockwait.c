@@ -4,16 +4,19 @@
  * longest wait of the interval, taken and reset each tick), the waits by
  * lock type (lock_contentions_<type>) and lock_wait_lost.
  *
- * The program is loaded if one of these metrics is enabled; if it cannot
- * be, every one of them is unavailable with the one reason.  Simulated CPU
- * c (--simulate-cpus) replays real CPU c % n and reads its own, unused
- * slot too, as a machine that big would. */
+ * The program is loaded while one of these metrics is enabled, and
+ * unloaded by a reconfiguration that disables them all; if it cannot be
+ * loaded, every one of them is unavailable with the one reason.  Simulated
+ * CPU c (--simulate-cpus) replays real CPU c % n (lw_src, chosen when the
+ * source opens) and reads its own, unused slot too, as a machine that big
+ * would. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "lockwait.h"
+#include "log.h"
 #include "sampler-internal.h"
 
 /* the values kept per CPU: waits by lock type, their length, the lost */
@@ -33,15 +36,20 @@ static const int lw_metric[LW_NVALS] = {
 };
 
 /* Load the program if a lock wait metric is enabled and it is not loaded
- * yet; decide the metrics' availability. */
+ * yet, unload it if none is (a reload that excludes them all: nothing of
+ * it stays in the kernel); decide the metrics' availability. */
 static int lockwait_open_source(struct sampler *s, char **ret_err)
 {
         _cleanup_free_ char *why = NULL;
-        bool want = false;
+        bool want = false, was = s->lw != NULL;
         int r = 0;
 
         for (int m = 0; m < _M_MAX; m++)
                 want |= metric_is_bpf(&metric_table[m]) && s->enabled[m];
+        if (!want && s->lw) {
+                s->lw = lockwait_free(s->lw);
+                log_info("lock wait: BPF program unloaded (no lock wait metric is enabled)");
+        }
         if (want && !s->lw) {
                 if (!s->lw_prev)
                         s->lw_prev = calloc((size_t)s->map.ncpus * LW_NVALS, sizeof *s->lw_prev);
@@ -49,8 +57,17 @@ static int lockwait_open_source(struct sampler *s, char **ret_err)
                         s->lw_max = calloc((size_t)s->map.ncpus, sizeof *s->lw_max);
                 if (!s->lw_cpu_primed)
                         s->lw_cpu_primed = calloc((size_t)s->map.ncpus, sizeof *s->lw_cpu_primed);
-                r = s->lw_prev && s->lw_max && s->lw_cpu_primed ? lockwait_open(s->map.ncpus, &s->lw, &why) : -ENOMEM;
+                if (!s->lw_src)
+                        s->lw_src = calloc((size_t)s->map.ncpus, sizeof *s->lw_src);
+                r = s->lw_prev && s->lw_max && s->lw_cpu_primed && s->lw_src ? lockwait_open(s->map.ncpus, &s->lw, &why)
+                                                                             : -ENOMEM;
+                /* the slot each CPU replays, chosen once: its own, or a
+                 * simulated CPU's real one */
+                for (int c = 0; s->lw && c < s->map.ncpus; c++)
+                        s->lw_src[c] = c % lockwait_ncpus(s->lw);
                 s->lw_primed = false;
+                if (s->lw && !was && s->primed)
+                        log_info("lock wait: BPF program loaded again");
         }
         for (int m = 0; m < _M_MAX; m++) {
                 if (!metric_is_bpf(&metric_table[m]) || !s->enabled[m])
@@ -70,13 +87,10 @@ static int lockwait_reconfigure(struct sampler *s, const bool *was_enabled, char
 
 static int lockwait_sample(struct sampler *s, struct tick *t, bool emit_ok)
 {
-        int nreal;
-
         if (!s->lw)
                 return 0;
-        nreal = lockwait_ncpus(s->lw);
         for (int c = 0; c < s->map.ncpus; c++) {
-                int src = c % nreal;    /* c itself, but for simulated CPUs */
+                int src = s->lw_src[c];         /* c itself, but for simulated CPUs */
                 uint64_t now[LW_NVALS], max, *prev = &s->lw_prev[(size_t)c * LW_NVALS];
                 struct lw_cpu v;
 
@@ -118,6 +132,8 @@ static void lockwait_close(struct sampler *s)
         s->lw_max = NULL;
         free(s->lw_cpu_primed);
         s->lw_cpu_primed = NULL;
+        free(s->lw_src);
+        s->lw_src = NULL;
 }
 
 /* CPU c went or came back: its per-CPU totals did not move while it was

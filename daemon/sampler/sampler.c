@@ -145,6 +145,41 @@ static int sort_tick(struct sampler *s, struct tick *t)
 
 /* ---- the sources ---- */
 
+/* The open runs' own cgroups, through the hook their owner set
+ * (sampler_set_own()): a source like the others, read last. */
+static int own_none(struct sampler *s, char **ret_err)
+{
+        return 0;
+}
+
+static int own_reconfigure(struct sampler *s, const bool *was_enabled, char **ret_err)
+{
+        return 0;
+}
+
+static int own_sample(struct sampler *s, struct tick *t, bool emit_ok)
+{
+        return emit_ok && s->own_fn ? s->own_fn(s->own_ud, t) : 0;
+}
+
+static void own_close(struct sampler *s)
+{
+}
+
+static const struct sampler_source own_source = {
+        .name = "own",
+        .open = own_none,
+        .reconfigure = own_reconfigure,
+        .sample = own_sample,
+        .close = own_close,
+};
+
+void sampler_set_own(struct sampler *s, sampler_own_fn fn, void *userdata)
+{
+        s->own_fn = fn;
+        s->own_ud = userdata;
+}
+
 /* Sampled in this order: perf first, since a CPU whose groups it has to
  * reopen (-ENODEV) also loses its /proc/stat baseline.  Opened and
  * reconfigured from the last to the first: the files' availability is
@@ -157,12 +192,18 @@ static const struct sampler_source *const sources[] = {
         &sampler_numastat_source,
         &sampler_psi_source,            /* before schedstat: schedstat's close frees their state */
         &sampler_schedstat_source,
+        &own_source,                    /* the runs' own cgroups */
+        &sampler_self_source,           /* last: the tick's reads so far in its delta */
 };
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
+static int read_sources(struct sampler *s, struct tick *t, bool emit_ok);
+static int read_sources_profiled(struct sampler *s, struct tick *t, bool emit_ok);
+
 /* ---- the tick's profile (SCALEMON_TICK_PROFILE=1): the thread's CPU
  * time in each source's sample() and in the sort, summed, logged when the
- * sampler is freed.  Off, it costs one branch per tick. ---- */
+ * sampler is freed.  Chosen once, in sampler_new(): read_sources_profiled()
+ * instead of read_sources(). ---- */
 
 #define PROFILE_ENV "SCALEMON_TICK_PROFILE"
 
@@ -332,12 +373,14 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret, char **r
                 r = -ENOMEM;
                 goto fail;
         }
+        s->read = read_sources;
         if (getenv(PROFILE_ENV) && streq(getenv(PROFILE_ENV), "1")) {
                 s->profile = calloc(1, sizeof *s->profile);
                 if (!s->profile) {
                         r = -ENOMEM;
                         goto fail;
                 }
+                s->read = read_sources_profiled;
         }
         hz = sysconf(_SC_CLK_TCK);
         s->clk_scale = 1.0 / (double)(hz > 0 ? hz : 100);
@@ -377,6 +420,39 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err)
 
 /* ---- the tick ---- */
 
+/* Every source once, after the hotplug check, then the sort. */
+static int read_sources(struct sampler *s, struct tick *t, bool emit_ok)
+{
+        int r = sampler_hotplug(s, t);
+
+        for (size_t i = 0; i < NSOURCES && r >= 0; i++)
+                r = sources[i]->sample(s, t, emit_ok);
+        if (r >= 0)
+                r = sort_tick(s, t);
+        return r;
+}
+
+/* The same, with the thread's CPU time of each step added up. */
+static int read_sources_profiled(struct sampler *s, struct tick *t, bool emit_ok)
+{
+        int64_t c0 = thread_cpu_ns(), c1;
+        int r = sampler_hotplug(s, t);
+
+        c1 = thread_cpu_ns();
+        s->profile->ns[NSOURCES] += c1 - c0;
+        for (size_t i = 0; i < NSOURCES && r >= 0; i++) {
+                c0 = c1;
+                r = sources[i]->sample(s, t, emit_ok);
+                c1 = thread_cpu_ns();
+                s->profile->ns[i] += c1 - c0;
+        }
+        if (r >= 0)
+                r = sort_tick(s, t);
+        s->profile->ns[NSOURCES + 1] += thread_cpu_ns() - c1;
+        s->profile->ticks++;
+        return r;
+}
+
 #define TILE_RESYNC_NS  NSEC_PER_MSEC  /* see sampler_sample() */
 
 int sampler_sample(struct sampler *s, struct tick *t)
@@ -387,28 +463,7 @@ int sampler_sample(struct sampler *s, struct tick *t)
 
         t->nv = t->nmux = t->nev = t->nown = 0;
         s->ops->begin_tick(s->ctx);
-        if (s->profile) {
-                int64_t c0 = thread_cpu_ns(), c1;
-                r = sampler_hotplug(s, t);
-                c1 = thread_cpu_ns();
-                s->profile->ns[NSOURCES] += c1 - c0;
-                for (size_t i = 0; i < NSOURCES && r >= 0; i++) {
-                        c0 = c1;
-                        r = sources[i]->sample(s, t, emit_ok);
-                        c1 = thread_cpu_ns();
-                        s->profile->ns[i] += c1 - c0;
-                }
-                if (r >= 0)
-                        r = sort_tick(s, t);
-                s->profile->ns[NSOURCES + 1] += thread_cpu_ns() - c1;
-                s->profile->ticks++;
-        } else {
-                r = sampler_hotplug(s, t);
-                for (size_t i = 0; i < NSOURCES && r >= 0; i++)
-                        r = sources[i]->sample(s, t, emit_ok);
-                if (r >= 0)
-                        r = sort_tick(s, t);
-        }
+        r = s->read(s, t, emit_ok);
         if (r < 0)
                 return r;
         t->t = s->last_real;
@@ -446,7 +501,7 @@ const int64_t *sampler_totals(const struct sampler *s) { return s->totals; }
 
 double sampler_scale(const struct sampler *s, int m)
 {
-        return metric_table[m].source == SRC_PROCSTAT ? s->clk_scale : 1.0;
+        return metric_table[m].source == SRC_PROCSTAT ? s->clk_scale : metric_table[m].source == SRC_SELF ? 1e-9 : 1.0;
 }
 
 int sampler_tracepoint(const struct sampler *s, int m, uint64_t *ret_id)

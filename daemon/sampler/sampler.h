@@ -47,7 +47,7 @@ struct tick {
         size_t nmux, capmux;
         struct sampler_event *ev;
         size_t nev, capev;
-        struct own_value *own;  /* the open runs' own cgroups, added by the writer's hook */
+        struct own_value *own;  /* the open runs' own cgroups (sampler_set_own()) */
         size_t nown, capown;
 };
 void tick_clear(struct tick *t);        /* free memory */
@@ -74,6 +74,12 @@ int sampler_reconfigure(struct sampler *s, const bool *enabled, char **ret_err);
  * later ones fill *out (reset first) with the deltas since the previous
  * call.  Returns 1 if *out holds a tick, 0 after priming. */
 int sampler_sample(struct sampler *s, struct tick *out);
+
+/* The open runs' own cgroups (daemon/runs.c, owncg_sample()): fn is the
+ * tick's last source, called in every tick that emits, to add their
+ * deltas to t->own.  0 or -ENOMEM. */
+typedef int (*sampler_own_fn)(void *userdata, struct tick *t);
+void sampler_set_own(struct sampler *s, sampler_own_fn fn, void *userdata);
 
 const struct cpumap *sampler_cpumap(const struct sampler *s);
 bool sampler_available(const struct sampler *s, int metric);

@@ -7,8 +7,9 @@
 # oldest intervals are dropped and one gap row says which; the database
 # stays consistent throughout.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
+# a full disk fails the commits: commit every second, so that the writes
+# fail, and the backlog is written out, within the test (at the default,
+# every two minutes)
 COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
@@ -52,7 +53,7 @@ cpu_sum() {
              WHERE run.name = '$1' AND metric.name = '$2' AND level = 'cpu'"
 }
 samples_sum() {   # the run's samples of METRIC on every CPU, in the metric's unit
-        sql "SELECT sum(s.value) * m.scale FROM sample s JOIN run r ON s.tick > r.start_tick AND s.tick <= r.end_tick
+        sql "SELECT sum(s.value) * m.scale FROM sample_all s JOIN run r ON s.tick > r.start_tick AND s.tick <= r.end_tick
              JOIN metric m ON m.id = s.metric WHERE r.name = '$1' AND m.name = '$2'"
 }
 same() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-6 * (a < 0 ? -a : a) + 1e-9) }'; }
@@ -94,7 +95,9 @@ kill -HUP "$DAEMON_PID"
 wait_log "configuration reloaded" 1; ok $? "reloaded with backlog_limit = 64K"
 ctl run start full2 >/dev/null; ok $? "a second run starts"
 sleep 0.3
-before=$(sql "SELECT max(id) FROM tick")
+# the last tick committed: the ones held past it (in the head file) are
+# the oldest the backlog drops, and the ticks after them take their ids
+before=$(sql "SELECT max(id) FROM main.tick")
 fill; ok $? "the filesystem is full again"
 wait_log "reached backlog_limit"; ok $? "the backlog overflows: $(grep -m1 'backlog_limit' "$TMP/daemon.log")"
 sleep 1

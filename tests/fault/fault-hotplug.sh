@@ -6,9 +6,6 @@
 # exactly the sums of its samples.  (live-hotplug.sh covers hotplug
 # without a run.)
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v taskset >/dev/null || skip_all "taskset not installed"
@@ -53,7 +50,7 @@ diag "run hp: ticks $st < id <= $et ($nt ticks at ${iv}ns)"
 # --- CPU 0: every tick, no gap ---
 cs=$(sql "SELECT id FROM metric WHERE name = 'context_switches'")
 miss=$(sql "SELECT count(*) FROM tick t WHERE t.id > $st AND t.id <= $et
-            AND NOT EXISTS (SELECT 1 FROM sample WHERE tick = t.id AND metric = $cs AND loc = 0 AND value > 0)")
+            AND NOT EXISTS (SELECT 1 FROM sample_all WHERE tick = t.id AND metric = $cs AND loc = 0 AND value > 0)")
 [ "$miss" = 0 ]; ok $? "every tick of the run has context_switches for CPU 0 ($miss without)"
 read -r mind maxd < <(sql "SELECT min(dur), max(dur) FROM tick WHERE id > $st AND id <= $et" | tr '|' ' ')
 diag "tick dur in the run: min ${mind}ns max ${maxd}ns"
@@ -74,29 +71,29 @@ read -r rs re < <(sql "SELECT start, end FROM run WHERE name = 'hp'" | tr '|' ' 
 # the ticks that ended after the offline event and before the online one
 off="SELECT id FROM tick WHERE t >= $t_evoff AND t + dur <= $t_evon"
 noff=$(sql "SELECT count(*) FROM ($off)")
-n1=$(sql "SELECT count(*) FROM sample s JOIN metric m ON m.id = s.metric WHERE m.scope = 'cpu' AND s.loc = $CPU AND s.tick IN ($off)")
+n1=$(sql "SELECT count(*) FROM sample_all s JOIN metric m ON m.id = s.metric WHERE m.scope = 'cpu' AND s.loc = $CPU AND s.tick IN ($off)")
 [ "$noff" -ge 5 ] && [ "$n1" = 0 ]; ok $? "no rows for cpu$CPU in the $noff ticks it was offline ($n1)"
-n0=$(sql "SELECT count(*) FROM sample WHERE metric = $cs AND loc = 0 AND tick IN ($off)")
+n0=$(sql "SELECT count(*) FROM sample_all WHERE metric = $cs AND loc = 0 AND tick IN ($off)")
 [ "$n0" = "$noff" ]; ok $? "CPU 0 has context_switches in each of them ($n0)"
 back=$(sql "SELECT id FROM tick WHERE t + dur = $t_evon")
-non=$(sql "SELECT count(*) FROM sample WHERE metric = $cs AND loc = $CPU AND tick > $back AND tick <= $et")
+non=$(sql "SELECT count(*) FROM sample_all WHERE metric = $cs AND loc = $CPU AND tick > $back AND tick <= $et")
 [ "$non" -gt 0 ]; ok $? "cpu$CPU's context_switches resume after it returns ($non ticks)"
-nfirst=$(sql "SELECT count(*) FROM sample s JOIN metric m ON m.id = s.metric WHERE m.scope = 'cpu' AND s.loc = $CPU
+nfirst=$(sql "SELECT count(*) FROM sample_all s JOIN metric m ON m.id = s.metric WHERE m.scope = 'cpu' AND s.loc = $CPU
               AND s.tick = $back AND m.source NOT LIKE '/proc%'")
 [ -n "$back" ] && [ "$nfirst" = 0 ]; ok $? "no perf delta for cpu$CPU in the interval it came back in (tick $back)"
 # a CPU cannot spend more time than passed: /proc/stat times per CPU and
 # tick stay within the tick's length (+ two 10 ms clock ticks of rounding)
 read -r over worst < <(sql "SELECT count(*), max(secs - dur / 1e9) FROM (SELECT s.tick, s.loc, sum(s.value * m.scale) AS secs, t.dur
-              FROM sample s JOIN metric m ON m.id = s.metric JOIN tick t ON t.id = s.tick
+              FROM sample_all s JOIN metric m ON m.id = s.metric JOIN tick t ON t.id = s.tick
              WHERE m.source LIKE '/proc/stat%' AND m.scope = 'cpu' AND s.tick > $st AND s.tick <= $et
              GROUP BY s.tick, s.loc) WHERE secs > dur / 1e9 * 1.5 + 0.02" | tr '|' ' ')
 [ "$over" = 0 ]; ok $? "no CPU's /proc/stat time in a tick exceeds the tick's length ($over do${worst:+, worst by ${worst}s})"
 # perf counts: cpu$CPU's context switches after its return are not above
 # 3x the busiest CPU-tick rate seen before it went (floor 1000/s)
 read -r maxrate firstrate < <(sql "SELECT
-        (SELECT max(max(s.value * 1e9 / t.dur), 1000) FROM sample s JOIN tick t ON t.id = s.tick
+        (SELECT max(max(s.value * 1e9 / t.dur), 1000) FROM sample_all s JOIN tick t ON t.id = s.tick
           WHERE s.metric = $cs AND s.tick > $st AND t.t + t.dur <= $t_evoff),
-        (SELECT coalesce(max(s.value * 1e9 / t.dur), 0) FROM sample s JOIN tick t ON t.id = s.tick
+        (SELECT coalesce(max(s.value * 1e9 / t.dur), 0) FROM sample_all s JOIN tick t ON t.id = s.tick
           WHERE s.metric = $cs AND s.loc = $CPU AND s.tick > $back AND s.tick <= $back + 3)" | tr '|' ' ')
 diag "context_switches/s: busiest CPU-tick before offline $maxrate, cpu$CPU in its first 3 ticks back $firstrate"
 awk -v a="$firstrate" -v b="$maxrate" 'BEGIN { exit !(a <= 3 * b) }'; ok $? "no bogus context_switches delta for cpu$CPU when it returns"
@@ -105,7 +102,7 @@ awk -v a="$firstrate" -v b="$maxrate" 'BEGIN { exit !(a <= 3 * b) }'; ok $? "no 
 for m in context_switches cpu_migrations cpu_idle cpu_system cpu_user; do
         for loc in 0 $CPU; do
                 tot=$(sql "SELECT value FROM run_totals WHERE run = 'hp' AND metric = '$m' AND level = 'cpu' AND loc = $loc")
-                smp=$(sql "SELECT total(s.value) * m.scale FROM sample s JOIN metric m ON m.id = s.metric
+                smp=$(sql "SELECT total(s.value) * m.scale FROM sample_all s JOIN metric m ON m.id = s.metric
                            WHERE m.name = '$m' AND s.loc = $loc AND s.$inrun")
                 awk -v a="$tot" -v b="$smp" 'BEGIN { d = a - b; exit !(a != "" && d < 1e-9 && d > -1e-9) }'
                 ok $? "$m: run total for CPU $loc $tot = sum of its samples in the run $smp"

@@ -5,7 +5,7 @@
 # database passes PRAGMA integrity_check; after every restart each run the
 # client saw stop successfully is still there, done, with the totals and
 # score read right after its stop, and the runs the dead daemon left open
-# are closed as interrupted.  At the default commit_interval (2 minutes)
+# are closed as interrupted.  At the default commit_interval (10 minutes)
 # each kill loses at most max(1 s, an interval) of ticks: every tick is
 # in the head file at once, and the restarted daemon commits what the
 # database lacks before anything else.
@@ -88,7 +88,7 @@ for i in $(seq "$KILLS"); do
         # what the kill lost, once the new daemon has committed what the
         # head held: from the last tick before the kill (or the dead
         # daemon's start, if it wrote none) to the kill
-        e=$(sqlr "SELECT coalesce(max(t + dur), 0) FROM tick WHERE t + dur <= $t_kill")
+        e=$(sqlr "SELECT coalesce(max(t + dur), 0) FROM main.tick WHERE t + dur <= $t_kill")
         lost=$((t_kill - (e > t_started ? e : t_started)))
         [ "$lost" -gt "$lost_max" ] && lost_max=$lost
         t_started=$(now_ns)
@@ -126,7 +126,7 @@ bad=$(sqlr "SELECT count(*) FROM run r JOIN metric m ON m.name = 'context_switch
               abs((SELECT coalesce(sum(value), 0) FROM run_total WHERE run = r.id AND metric = m.id AND level = 'system') -
                   (SELECT coalesce(sum(value), 0) FROM run_total WHERE run = r.id AND metric = m.id AND level = 'cpu')) > 1e-9
               OR abs((SELECT coalesce(sum(value), 0) FROM run_total WHERE run = r.id AND metric = m.id AND level = 'system') -
-                     (SELECT coalesce(sum(value), 0) * m.scale FROM sample WHERE metric = m.id
+                     (SELECT coalesce(sum(value), 0) * m.scale FROM sample_all WHERE metric = m.id
                         AND tick > r.start_tick AND tick <= r.end_tick)) > 1e-9
               OR r.end < r.start OR r.end_tick < r.start_tick)")
 [ "$bad" = 0 ]; ok $? "interrupted runs: totals = sum of their samples = sum of CPUs, end after start ($bad not)"

@@ -8,9 +8,6 @@
 # than two (counted).  The rate reached is printed, not asserted: it
 # depends on the machine (see bench/ for the figure with a quiet machine).
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
@@ -53,7 +50,7 @@ cs=$(sql "SELECT id FROM metric WHERE name = 'context_switches'")
 # runs)
 mism=$(sql "CREATE TEMP TABLE cs_upto AS
                   SELECT tick, sum(v) OVER (ORDER BY tick) AS upto
-                  FROM (SELECT tick, sum(value) AS v FROM sample WHERE metric = $cs GROUP BY tick);
+                  FROM (SELECT tick, sum(value) AS v FROM sample_all WHERE metric = $cs GROUP BY tick);
             CREATE UNIQUE INDEX temp.cs_upto_tick ON cs_upto (tick);
             WITH t AS (SELECT r.id, r.start_tick, r.end_tick,
                         (SELECT value FROM run_total WHERE run = r.id AND metric = $cs AND level = 'system') AS sys,

@@ -10,9 +10,6 @@
 # stops with the reason in the catalogue, every other metric goes on with
 # no interval skipped, and the run open across it all keeps exact totals.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 need_seam SCALEMON_TEST_FAULTS "$SCALEMOND"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
@@ -57,7 +54,7 @@ w=$(why lock_contentions)
 echo "$w" | grep -q "stopped counting: after a failed read on cpu 0 it could not be reopened"; ok $? "with the reason: $w"
 sleep 1.5
 [ "$(count_log 'reading its sw counters failed')" = 1 ]; ok $? "the failing reads are logged once"
-fail_from=$(sql "SELECT min(tick) FROM sample WHERE tick > $t0 AND metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
+fail_from=$(sql "SELECT min(tick) FROM sample_all WHERE tick > $t0 AND metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
 [ -n "$fail_from" ]; ok $? "CPU 0's context switches are stored as not measured (NULL) from tick $fail_from"
 rm -f "$FAULTS"
 wait "$busy"
@@ -69,25 +66,25 @@ t1=$(sql "SELECT max(id) FROM tick")
 
 # during the failure: CPU 1 was counted in every interval, CPU 0 was NULL
 # (never a made-up zero), and /proc/stat went on for both
-last_null=$(sql "SELECT max(tick) FROM sample WHERE metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
+last_null=$(sql "SELECT max(tick) FROM sample_all WHERE metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
 n=$(sql "SELECT count(*) FROM tick WHERE id >= $fail_from AND id <= $last_null")
-c1=$(sql "SELECT count(*) FROM sample WHERE tick >= $fail_from AND tick <= $last_null AND metric = $(mid context_switches) AND loc = 1 AND value > 0")
-nul=$(sql "SELECT count(*) FROM sample WHERE tick >= $fail_from AND tick <= $last_null AND metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
-idle=$(sql "SELECT count(DISTINCT tick) FROM sample JOIN metric ON metric.id = sample.metric
+c1=$(sql "SELECT count(*) FROM sample_all WHERE tick >= $fail_from AND tick <= $last_null AND metric = $(mid context_switches) AND loc = 1 AND value > 0")
+nul=$(sql "SELECT count(*) FROM sample_all WHERE tick >= $fail_from AND tick <= $last_null AND metric = $(mid context_switches) AND loc = 0 AND value IS NULL")
+idle=$(sql "SELECT count(DISTINCT tick) FROM sample_all JOIN metric ON metric.id = sample_all.metric
             WHERE tick >= $fail_from AND tick <= $last_null AND metric.name LIKE 'cpu\_%' ESCAPE '\' AND loc = 0")
 [ "$n" -ge 5 ] && [ "$c1" = "$n" ]; ok $? "CPU 1 counted context switches in all $n failing intervals ($c1)"
 [ "$nul" = "$n" ]; ok $? "CPU 0's were NULL in all of them ($nul)"
 [ "$idle" -ge $((n - 1)) ]; ok $? "CPU 0's /proc/stat time went on ($idle of $n intervals)"
-after=$(sql "SELECT count(*) FROM sample WHERE tick > $last_null AND metric = $(mid context_switches) AND loc = 0 AND value > 0")
+after=$(sql "SELECT count(*) FROM sample_all WHERE tick > $last_null AND metric = $(mid context_switches) AND loc = 0 AND value > 0")
 [ "$after" -gt 0 ]; ok $? "CPU 0's context switches counted again afterwards ($after intervals)"
-lc=$(sql "SELECT count(*) FROM sample WHERE tick > $fail_from AND metric = $(mid lock_contentions)")
+lc=$(sql "SELECT count(*) FROM sample_all WHERE tick > $fail_from AND metric = $(mid lock_contentions)")
 [ "$lc" = 0 ]; ok $? "no lock_contentions samples after it stopped ($lc)"
 h=$(sql "SELECT count(*) FROM (SELECT t - lag(t + dur) OVER (ORDER BY id) AS hole FROM tick WHERE id >= $t0 AND id <= $t1)
          WHERE hole > 1000000 OR hole < -1000000")
 [ "$h" = 0 ]; ok $? "no interval skipped ($((t1 - t0)) intervals, $h holes)"
 s=$(sql "SELECT value FROM run_totals WHERE run = 'broken' AND metric = 'context_switches' AND level = 'system'")
 c=$(sql "SELECT sum(value) FROM run_totals WHERE run = 'broken' AND metric = 'context_switches' AND level = 'cpu'")
-x=$(sql "SELECT sum(s.value) FROM sample s JOIN run r ON s.tick > r.start_tick AND s.tick <= r.end_tick
+x=$(sql "SELECT sum(s.value) FROM sample_all s JOIN run r ON s.tick > r.start_tick AND s.tick <= r.end_tick
          WHERE r.name = 'broken' AND s.metric = $(mid context_switches)")
 [ -n "$s" ] && [ "${s%.0}" = "${c%.0}" ] && [ "${s%.0}" = "${x%.0}" ]
 ok $? "the run's totals count what was measured: system $s = CPUs $c = samples $x"

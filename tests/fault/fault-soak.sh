@@ -12,9 +12,6 @@
 # at exit (a leak makes the daemon exit non-zero), with ASan's quarantine
 # kept small so that the resident size means something.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 
 SECS=${SOAK_SECONDS:-60}

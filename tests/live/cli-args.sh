@@ -9,9 +9,6 @@
 # a bad `run stop` or `run mark` that slipped through would change it), then
 # the usage errors again with no daemon: they must not depend on one.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 

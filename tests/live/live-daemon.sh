@@ -4,9 +4,6 @@
 # user without perf permission, SIGHUP reloads (good and broken), SIGINT,
 # and going into the background.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
@@ -65,7 +62,7 @@ diag "median tick length after reload: ${med} ns"
 [ "${med:-0}" -gt 150000000 ] && [ "${med:-0}" -lt 260000000 ]; ok $? "new samples are ~200ms apart"
 why=$(ctl --format json metrics | jpy "[m.get('why') for m in d['metrics'] if m['name'] == 'lock_contentions'][0]")
 [ "$why" = "disabled in the configuration" ]; ok $? "lock_contentions now disabled ($why)"
-n=$(sql "SELECT count(*) FROM samples WHERE metric = 'lock_contentions' AND t_ns > $t_reload + 300000000")
+n=$(sql "SELECT count(*) FROM samples_all WHERE metric = 'lock_contentions' AND t_ns > $t_reload + 300000000")
 [ "$n" = 0 ]; ok $? "and no longer sampled"
 gaps=$(sql "SELECT count(*) FROM tick a JOIN tick b ON b.id = a.id + 1 WHERE b.t - (a.t + a.dur) > 5000000")
 [ "$gaps" = 0 ]; ok $? "no gap between intervals across the reload"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# live-explain-interference.sh - explain names interference (issue 15):
+# live-explain-interference.sh - explain names interference:
 # three runs of the same CPU-bound workload (stress-ng --cpu 2 for 4 s,
 # scored by its bogo ops) under `scalemonctl run exec`, each in its own
 # cgroup, tagged as one group, in a session at autogroup nice -19 (so that
@@ -16,9 +16,6 @@
 # first whose first cause is the hog's is judged, and where none is, the
 # last, and the checks fail.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v stress-ng >/dev/null || skip_all "stress-ng not installed"
 command -v perf >/dev/null || skip_all "perf (linux-perf) not installed: it measures the hog"

@@ -11,9 +11,6 @@
 # and place it on the storm's CPUs; explain on a normal run must find no
 # phase in the counters perf stat judges.  Then plot explain, and bad input.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v taskset >/dev/null || skip_all "taskset (util-linux) not installed"
 command -v perf >/dev/null || skip_all "perf (linux-perf) not installed: it judges whether the machine was quiet"

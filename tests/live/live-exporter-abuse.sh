@@ -17,9 +17,6 @@
 # nice 19: they stand for clients on other machines, and what is judged is
 # the exporter's effect on scalemond, not theirs.
 . "$srcdir/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v curl >/dev/null || skip_all "no curl"
 EXPORTER=$top_builddir/scalemon-exporter

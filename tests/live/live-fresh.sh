@@ -1,5 +1,5 @@
 #!/bin/bash
-# live-fresh.sh - at the default commit_interval (2 minutes), what happened
+# live-fresh.sh - at the default commit_interval (10 minutes), what happened
 # a tick ago is there to read: a pipe ping-pong of N round trips (at
 # least 2N context switches, its known count) runs inside `perf stat -a`;
 # right after, scalemonctl's ticks inside perf's span tile it without a

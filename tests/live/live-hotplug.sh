@@ -3,9 +3,6 @@
 # counters stop, the event is recorded, the daemon runs on) and comes back
 # (counters reopened, no delta for its first interval, samples resume).
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 CPU=${HOTPLUG_CPU:-1}
@@ -34,9 +31,9 @@ ev=$(sql "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM event WHERE cpu 
 [ "$ev" = "cpu-offline cpu-online" ]; ok $? "events recorded: $ev"
 t_evoff=$(sql "SELECT t FROM event WHERE cpu = $CPU AND kind = 'cpu-offline'")
 t_evon=$(sql "SELECT t FROM event WHERE cpu = $CPU AND kind = 'cpu-online'")
-n_off=$(sql "SELECT count(*) FROM samples WHERE loc = $CPU AND scope = 'cpu' AND t_ns >= $t_evoff AND t_ns + interval_s * 1e9 <= $t_evon")
+n_off=$(sql "SELECT count(*) FROM samples_all WHERE loc = $CPU AND scope = 'cpu' AND t_ns >= $t_evoff AND t_ns + interval_s * 1e9 <= $t_evon")
 [ "$n_off" = 0 ]; ok $? "no samples for cpu$CPU while it was offline ($n_off)"
-n_on=$(sql "SELECT count(*) FROM samples WHERE loc = $CPU AND metric = 'context_switches' AND t_ns > $t_evon")
+n_on=$(sql "SELECT count(*) FROM samples_all WHERE loc = $CPU AND metric = 'context_switches' AND t_ns > $t_evon")
 [ "$n_on" -gt 0 ]; ok $? "context_switches for cpu$CPU resume after it returns ($n_on samples)"
 mg=$(total cpu_migrations "$t_on" "$t_end" --cpu "$CPU")
 [ "$mg" -ge 50 ]; ok $? "migrations onto the returned CPU are counted ($mg)"
@@ -46,7 +43,7 @@ mg=$(total cpu_migrations "$t_on" "$t_end" --cpu "$CPU")
 # (/proc/stat, /proc/schedstat, BPF lock wait): a delta across the time it
 # was offline is not that interval's
 back=$(sql "SELECT id FROM tick WHERE t + dur = $t_evon")
-first=$(sql "SELECT group_concat(m.name, ' ') FROM sample s JOIN metric m ON m.id = s.metric WHERE m.scope = 'cpu' AND s.loc = $CPU AND s.tick = $back")
+first=$(sql "SELECT group_concat(m.name, ' ') FROM sample_all s JOIN metric m ON m.id = s.metric WHERE m.scope = 'cpu' AND s.loc = $CPU AND s.tick = $back")
 [ -n "$back" ] && [ -z "$first" ]; ok $? "no delta from any source for the interval it came back in (tick $back)${first:+: $first}"
 check "daemon stops cleanly" -- stop_daemon
 finish

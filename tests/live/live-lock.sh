@@ -3,9 +3,6 @@
 # one process hammering mmap/mprotect/munmap contend on its mmap_lock; an
 # idle window of the same length must count clearly fewer.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 start_daemon
@@ -30,7 +27,7 @@ storm_vs_idle() {
 retry 3 storm_vs_idle; rc=$?
 ok $storm_rc "storm ran: $out"
 ok $rc "storm window clearly above the idle window ($busy vs $idle)"
-per_cpu=$(sql "SELECT count(DISTINCT loc) FROM samples WHERE metric = 'lock_contentions' AND t_ns >= $t2")
+per_cpu=$(sql "SELECT count(DISTINCT loc) FROM samples_all WHERE metric = 'lock_contentions' AND t_ns >= $t2")
 [ "$per_cpu" -ge 1 ]; ok $? "contentions attributed per CPU ($per_cpu CPUs)"
 check "daemon stops cleanly" -- stop_daemon
 finish

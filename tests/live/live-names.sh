@@ -16,9 +16,6 @@
 # daemon.  Nothing is ever read as SQL: the tables stay, integrity_check is
 # ok, and the number of runs is the number of good requests.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v python3 >/dev/null || skip_all "python3 not installed"

@@ -17,9 +17,6 @@
 # (/proc/stat's processes), whose run_delay is gone with it, a bound of
 # 30 ms (on a quiet machine such a task waits a few scheduler slices).
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 [ -r /proc/pressure/cpu ] || skip_all "no /proc/pressure/cpu (kernel without CONFIG_PSI, or psi=0)"
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -66,7 +63,7 @@ ok $psi_ok "psi_cpu_some_us >= 90% of the hogs' ${SECS}s ($run >= $((SECS * 9000
 [ "$run" -le "$own" ]; ok $? "and <= /proc/pressure/cpu's delta around the run ($run <= $own)"
 python3 -c "import sys; sys.exit(0 if $run >= $own - ($win_us - $dur * 1e6) else 1)"
 ok $? "and >= that delta minus the window's time outside the run ($run >= $own - ($win_us - ${dur}e6))"
-n=$(sql "SELECT count(DISTINCT loc) FROM samples WHERE metric = 'psi_cpu_some_us'")
+n=$(sql "SELECT count(DISTINCT loc) FROM samples_all WHERE metric = 'psi_cpu_some_us'")
 [ "$n" = 1 ]; ok $? "PSI is a system counter: one location"
 if [ -r /proc/schedstat ]; then
         rq=$(echo "$j" | jpy 'round(d["runs"][0]["metrics"]["runqueue_wait_ns"]["total"])')

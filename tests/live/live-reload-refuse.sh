@@ -7,9 +7,6 @@
 # reload with file:line; a second daemon refused because the control
 # socket is in use leaves no database file behind.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v python3 >/dev/null || skip_all "python3 not installed"
@@ -31,7 +28,7 @@ n=$(echo "$out" | sed -n 's/.*, \([0-9]*\) of \([0-9]*\) metrics enabled; per-CP
 ok $? "and passes the good one ($out)"
 
 # the daemon, on the file's database (no --db: the file decides)
-"$SCALEMOND" --foreground --config "$CONF" --socket "$SOCK" --commit-interval 1s >>"$TMP/daemon.log" 2>&1 &
+"$SCALEMOND" --foreground --config "$CONF" --socket "$SOCK" >>"$TMP/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for i in $(seq 200); do grep -q 'started:' "$TMP/daemon.log" && break; sleep 0.05; done
 grep -q 'started:' "$TMP/daemon.log" || bail "scalemond did not start: $(cat "$TMP/daemon.log")"
@@ -65,9 +62,9 @@ out=$(ctl reload 2>&1); rc=$?
 [ $rc = 1 ] && [ "$out" = "scalemonctl: reload refused, keeping the running configuration: $CONF:4: metrics and exclude leave no metric enabled: exclude removes every metric that metrics names" ]
 ok $? "reload refuses a set that enables nothing (exit $rc): $out"
 kill -0 "$DAEMON_PID"; ok $? "the daemon is still running"
-n0=$(sql "SELECT count(*) FROM samples WHERE metric = 'context_switches'")
+n0=$(sql "SELECT count(*) FROM samples_all WHERE metric = 'context_switches'")
 t=$(now_ns); sleep 0.5; wait_flushed "$t"
-[ "$(sql "SELECT count(*) FROM samples WHERE metric = 'context_switches'")" -gt "$n0" ]; ok $? "with every metric still sampled"
+[ "$(sql "SELECT count(*) FROM samples_all WHERE metric = 'context_switches'")" -gt "$n0" ]; ok $? "with every metric still sampled"
 printf 'interval = 100ms\ndatabase = %s\n' "$DB" >"$CONF"
 out=$(ctl reload); rc=$?
 [ $rc = 0 ] && ! echo "$out" | grep -q "not applied"; ok $? "back to the running paths: nothing to report ($out)"

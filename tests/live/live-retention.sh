@@ -11,9 +11,6 @@
 # go until the file's pages in use fit, and when only runs are left, one
 # line says so and sampling goes on.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 [ -r "$SQLITE_EXT" ] || skip_all "the SQL extension $SQLITE_EXT is not built"
@@ -87,12 +84,12 @@ bucket="(t - $T0) / 60 / $NS"
 kept="(id BETWEEN 4000 AND 4600)"
 sql "SELECT $bucket, sum($kept) + max(NOT $kept), sum(dur) FROM tick WHERE id BETWEEN 1001 AND 11800 GROUP BY 1" > "$TMP/want-ticks"
 sums() {
-        sql "SELECT $bucket AS b, m.name, s.loc, sum(s.value) FROM sample s
+        sql "SELECT $bucket AS b, m.name, s.loc, sum(s.value) FROM sample_all s
              JOIN tick ON tick.id = s.tick JOIN metric m ON m.id = s.metric WHERE tick.id BETWEEN 1001 AND 11800
              GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
 }
 sums > "$TMP/sums-before"
-runrows() { sql "SELECT tick, metric, loc, value FROM sample WHERE tick BETWEEN 4000 AND 4600 ORDER BY 1, 2, 3"; }
+runrows() { sql "SELECT tick, metric, loc, value FROM sample_all WHERE tick BETWEEN 4000 AND 4600 ORDER BY 1, 2, 3"; }
 runrows | md5sum > "$TMP/run-before"
 outside=$(sql "SELECT count(*) FROM tick WHERE id BETWEEN 1001 AND 11800 AND NOT $kept")
 minutes=$(sql "SELECT count(DISTINCT $bucket) FROM tick WHERE id BETWEEN 1001 AND 11800 AND NOT $kept")
@@ -120,13 +117,13 @@ r=$(sql "SELECT count(*), sum(n) FROM tick WHERE id BETWEEN 4000 AND 4600")
 # NULL: CPU 1 was counted in no interval of minute 5, in all but one of
 # minute 6
 cs="(SELECT id FROM metric WHERE name = 'context_switches')"
-r=$(sql "SELECT count(*), count(value) FROM sample s JOIN tick ON tick.id = s.tick
+r=$(sql "SELECT count(*), count(value) FROM sample_all s JOIN tick ON tick.id = s.tick
          WHERE metric = $cs AND loc = 1 AND $bucket = 5")
 [ "$r" = "1|0" ]; ok $? "a CPU counted in none of a minute's intervals is NULL in its rollup ($r)"
 want=0; for i in $(seq 360 419); do [ "$i" = 370 ] || want=$((want + i * 7 % 13)); done
-r=$(sql "SELECT value FROM sample s JOIN tick ON tick.id = s.tick WHERE metric = $cs AND loc = 1 AND $bucket = 6")
+r=$(sql "SELECT value FROM sample_all s JOIN tick ON tick.id = s.tick WHERE metric = $cs AND loc = 1 AND $bucket = 6")
 [ "$r" = "$want" ]; ok $? "one counted in 59 of 60 has their sum ($r, by the formula $want)"
-r=$(sql "SELECT count(*), count(value) FROM sample s JOIN tick ON tick.id = s.tick
+r=$(sql "SELECT count(*), count(value) FROM sample_all s JOIN tick ON tick.id = s.tick
          WHERE metric = (SELECT id FROM metric WHERE name = 'thp_fault_alloc') AND $bucket = 7")
 [ "$r" = "1|0" ]; ok $? "the same for a system-wide metric ($r)"
 r=$(sql "SELECT total IS NULL FROM cpu_sample JOIN tick ON tick.id = cpu_sample.tick WHERE metric = $cs AND $bucket = 6")

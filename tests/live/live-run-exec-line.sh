@@ -7,9 +7,6 @@
 # 10%).  The command's output, lines and a partial line left for a while,
 # never shares a line with it, at any moment.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v tmux >/dev/null || skip_all "tmux not installed"
 command -v python3 >/dev/null || skip_all "python3 not installed"

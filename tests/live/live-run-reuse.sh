@@ -1,5 +1,5 @@
 #!/bin/bash
-# live-run-reuse.sh - a loop script run twice (issue 17, item 8): run names
+# live-run-reuse.sh - a loop script run twice: run names
 # cannot be reused, so by default the second `run exec NAME` refuses before
 # running the benchmark, and says which options would let it; with
 # --name-suffix the run is recorded as NAME-2, NAME-3... (the first free),
@@ -8,9 +8,6 @@
 # (names, tags, scores, marks of the replaced run gone) and by counting how
 # often the benchmark really ran.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 

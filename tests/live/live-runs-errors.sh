@@ -4,9 +4,6 @@
 # without permission, malformed control requests, kill -9 during an open
 # run, export and import (good and bad files, with and without a daemon).
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 
@@ -144,7 +141,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"][-1]["stat
         "$TMP/all.json" "$TMP/bad.json"
 err 1 "not a valid scalemon export: run '" -- "$SCALEMONCTL" --db "$TMP/copy2.db" import "$TMP/bad.json"
 [ "$(sqlite3 "$TMP/copy2.db" 'SELECT count(*) FROM run' 2>/dev/null || echo 0)" = 0 ]; ok $? "a bad file imports nothing"
-# its own export again: nothing to add, and it says so (issue 18)
+# its own export again: nothing to add, and it says so
 out=$(ctl import "$TMP/all.json" 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | grep -q "imported 0 runs .*already there (same name, host and start), skipped"
 ok $? "the database's own export imported again adds nothing, exit $rc: $out"

@@ -4,9 +4,6 @@
 # samples), scores parsed from output, report --since and its three
 # formats, overlapping runs, marks, context.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 start_daemon
@@ -24,8 +21,15 @@ j=$(ctl --format json runs --since pp1)
 [ "$(echo "$j" | jpy 'd["runs"][0]["tags"]["ways"]')" = 2 ]; ok $? "tags recorded"
 echo "$j" | jpy 'd["runs"][0]["wall_s"] > 0 and d["runs"][0]["sys_s"] > 0 and d["runs"][0]["user_s"] >= 0' | grep -q true
 ok $? "wall, user and sys time recorded"
-echo "$j" | jpy 'abs(d["runs"][0]["wall_s"] - d["runs"][0]["duration_s"]) < 0.05' | grep -q true
-ok $? "wall time agrees with the run's duration within 50ms"
+wd="wall time agrees with the run's duration within 50ms ($(echo "$j" | jpy 'round(d["runs"][0]["wall_s"] - d["runs"][0]["duration_s"], 3)') s apart)"
+if grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$top_builddir/Makefile" 2>/dev/null; then
+        # the sanitizer build runs beside other suites in CI (make
+        # check-san): a bound in ms is judged in the plain build, alone
+        skip_one "timing is judged in the plain build" -- "$wd"
+else
+        echo "$j" | jpy 'abs(d["runs"][0]["wall_s"] - d["runs"][0]["duration_s"]) < 0.05' | grep -q true
+        ok $? "$wd"
+fi
 
 cs=$(ctl --format json report --since pp1 --until pp1 | jpy 'd["runs"][0]["metrics"]["context_switches"]["total"]')
 diag "pp1: context_switches $cs for $N round trips"
@@ -36,7 +40,7 @@ rid=$(sql "SELECT id FROM run WHERE name = 'pp1'")
 for m in context_switches cpu_migrations lock_contentions cpu_system; do
         sys=$(sql "SELECT value FROM run_totals WHERE run = 'pp1' AND metric = '$m' AND level = 'system'")
         cpus=$(sql "SELECT total(value) FROM run_totals WHERE run = 'pp1' AND metric = '$m' AND level = 'cpu'")
-        smp=$(sql "SELECT total(s.value) * m.scale FROM sample s JOIN metric m ON m.id = s.metric JOIN run r ON r.id = $rid
+        smp=$(sql "SELECT total(s.value) * m.scale FROM sample_all s JOIN metric m ON m.id = s.metric JOIN run r ON r.id = $rid
                    WHERE m.name = '$m' AND s.tick > r.start_tick AND s.tick <= r.end_tick")
         awk -v a="$sys" -v b="$cpus" -v c="$smp" 'BEGIN { exit !(a == b && (a - c < 1e-9 && c - a < 1e-9)) }'
         ok $? "$m: system total $sys = sum of CPUs $cpus = sum of the run's samples $smp"

@@ -6,9 +6,6 @@
 # The truth is the tools' own output, read again here with awk and
 # Python's json module; each tool runs for a second or two.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 for t in stress-ng perf fio; do

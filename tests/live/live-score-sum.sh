@@ -1,15 +1,12 @@
 #!/bin/bash
-# live-score-sum.sh - a score from every match of a regex (issue 17,
-# item 9): `perf bench futex hash` prints ops/sec per thread; with
+# live-score-sum.sh - a score from every match of a regex:
+# `perf bench futex hash` prints ops/sec per thread; with
 # --score-regex K=sum:REGEX the score is their sum, with K=mean:REGEX their
 # mean, and the plain K=REGEX keeps its meaning (the first match on the last
 # line that matches).  The
 # truth is the command's own output, read again here with awk, and perf's
 # own "Averaged" line.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 fake_kernel
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v perf >/dev/null || skip_all "perf not installed"

@@ -4,9 +4,6 @@
 # CPU c % R (R CPUs online) with each counter multiplied by a fixed factor
 # in [0.5, 1.5), 1 for c < R; CPU c is on node c / 64.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 R=$(getconf _NPROCESSORS_ONLN)
@@ -43,7 +40,7 @@ wait_flushed "$(now_ns)"
 
 locs() {        # locs METRIC,...: "count|min|max" of the CPUs with rows
         local in; in=$(echo "$1" | sed "s/[^,]*/'&'/g")
-        sql "SELECT count(DISTINCT s.loc), min(s.loc), max(s.loc) FROM sample s JOIN metric m ON m.id = s.metric
+        sql "SELECT count(DISTINCT s.loc), min(s.loc), max(s.loc) FROM sample_all s JOIN metric m ON m.id = s.metric
              WHERE m.name IN ($in)"
 }
 [ "$(locs context_switches)" = "$N|0|$((N - 1))" ]; ok $? "context_switches rows for CPUs 0..$((N - 1)) ($(locs context_switches))"
@@ -58,7 +55,7 @@ for m in context_switches cpu_migrations cpu_system; do
         cpus=$(sql "SELECT total(value) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'cpu'")
         node=$(sql "SELECT total(value) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'node'")
         ncpu=$(sql "SELECT count(*) FROM run_totals WHERE run = 'sim1' AND metric = '$m' AND level = 'cpu'")
-        smp=$(sql "SELECT total(s.value) * m.scale FROM sample s JOIN metric m ON m.id = s.metric JOIN run r ON r.id = $rid
+        smp=$(sql "SELECT total(s.value) * m.scale FROM sample_all s JOIN metric m ON m.id = s.metric JOIN run r ON r.id = $rid
                    WHERE m.name = '$m' AND s.tick > r.start_tick AND s.tick <= r.end_tick")
         awk -v a="$sys" -v b="$cpus" -v c="$smp" -v n="$node" \
                 'BEGIN { exit !(a > 0 && a == b && a == n && (a - c < 1e-9 && c - a < 1e-9)) }'
@@ -67,7 +64,7 @@ done
 
 # nothing absurd: each CPU's context switches per tick are those of the
 # CPU it replays times a factor in [0.5, 1.5) (1 for its first copy)
-cs="SELECT s.tick, s.loc, s.value FROM sample s JOIN metric m ON m.id = s.metric WHERE m.name = 'context_switches'"
+cs="SELECT s.tick, s.loc, s.value FROM sample_all s JOIN metric m ON m.id = s.metric WHERE m.name = 'context_switches'"
 q=$(sql "WITH cs AS ($cs) SELECT min(a.value * 1.0 / b.value), max(a.value * 1.0 / b.value), count(*),
                 sum(a.loc < $R AND a.value != b.value)
          FROM cs a JOIN cs b ON b.tick = a.tick AND b.loc = a.loc % $R WHERE b.value >= 100")
@@ -80,7 +77,7 @@ q=$(sql "SELECT max(v) / (SELECT (end - start) / 1e9 FROM run WHERE name = 'sim1
             AND metric != 'cpu_migrations' GROUP BY loc)")
 awk -v q="$q" 'BEGIN { exit !(q > 0.3 && q < 1.6) }'; ok $? "cpu time per CPU over the run within 0.3..1.6 s/s (max $q)"
 # deltas never negative (monotonic raw values)
-[ "$(sql 'SELECT count(*) FROM sample WHERE value < 0')" = 0 ]; ok $? "no negative delta"
+[ "$(sql 'SELECT count(*) FROM sample_all WHERE value < 0')" = 0 ]; ok $? "no negative delta"
 
 check "daemon stops cleanly" -- stop_daemon
 [ "$(sql 'PRAGMA integrity_check')" = ok ]; ok $? "integrity_check"

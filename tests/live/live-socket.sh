@@ -8,9 +8,6 @@
 # and, should it get through, may ask for status but change nothing.  All
 # against a real scalemond on a real socket.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 # nobody cannot use a python3 under root's home (pyenv): prefer the system's
 PY=$(command -v /usr/bin/python3 || command -v python3) || skip_all "python3 not installed"

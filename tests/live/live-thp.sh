@@ -2,9 +2,6 @@
 # live-thp.sh - THP faults and PMD splits: the daemon's deltas against the
 # workload's known count and against /proc/vmstat read around the window.
 . "${srcdir:-.}/tests/lib.sh"
-# reads the database file with sqlite3 (sql) while scalemond runs, and that
-# file holds committed ticks only: commit every second
-COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 mode=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
@@ -27,7 +24,7 @@ diag "daemon: thp_fault_alloc $fa, thp_split_pmd $sp; /proc/vmstat: $((fa1 - fa0
 [ "$sp" -ge $K ]; ok $? "thp_split_pmd >= K ($sp >= $K)"
 [ "$fa" -eq $((fa1 - fa0)) ]; ok $? "thp_fault_alloc equals the /proc/vmstat delta ($fa = $((fa1 - fa0)))"
 [ "$sp" -eq $((sp1 - sp0)) ]; ok $? "thp_split_pmd equals the /proc/vmstat delta ($sp = $((sp1 - sp0)))"
-n=$(sql "SELECT count(DISTINCT loc) FROM samples WHERE metric = 'thp_split_pmd'")
+n=$(sql "SELECT count(DISTINCT loc) FROM samples_all WHERE metric = 'thp_split_pmd'")
 [ "$n" = 1 ]; ok $? "system-scope metric stored once per tick, not per CPU"
 check "daemon stops cleanly" -- stop_daemon
 finish

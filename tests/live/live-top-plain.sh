@@ -10,7 +10,7 @@
 # with one log line.
 . "${srcdir:-.}/tests/lib.sh"
 # The subscriber's memory is judged by VmRSS: at the default commit
-# interval the writer also holds up to two minutes of 256-CPU ticks in
+# interval the writer also holds up to ten minutes of 256-CPU ticks in
 # memory (bounded by backlog_limit), which would read as growth here;
 # committing every second keeps the daemon's own memory flat.
 COMMIT_INTERVAL=${COMMIT_INTERVAL-1s}

@@ -14,7 +14,7 @@ command -v python3 >/dev/null || skip_all "python3 not installed"
 
 CONF=/etc/scalemon/scalemon.conf
 # the test reads new ticks from the database within seconds: its
-# configurations commit every second (the default, 2m, is fault-commit's)
+# configurations commit every second (the default, 10m, is fault-commit's)
 DBC=/var/lib/scalemon/scalemon.db
 show() { sd systemctl show -P "$1" scalemon.service; }
 status_text_is() { [[ "$(show StatusText)" == *"$1" ]]; }

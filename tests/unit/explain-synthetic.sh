@@ -30,6 +30,25 @@ for r in bx-r1 bx-r2; do
         [ "$(x --format json explain $r | jpy 'len(d["phases"])')" = 0 ]; ok $? "$r: no phase"
 done
 x plot explain bx-slow -o "$TMP/x.png" && [ -s "$TMP/x.png" ]; ok $? "plot explain -o x.png"
+# the terminal chart fills no area: the phase, +18 s to +36 s, between two
+# vertical lines at those x, numbered at the top
+COLUMNS=100 LINES=30 x plot explain bx-slow > "$TMP/term.txt" 2>&1; ok $? "plot explain in the terminal"
+python3 - "$TMP/term.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+rows = [l for l in lines if re.match(r"^ *[0-9.]* *\|", l)]       # inside the frame
+L = rows[0].index("|")
+R = rows[0].rstrip().rindex("|")
+tics = [c for c in range(L + 1, R) if rows[0][c] == "+"]           # the x tics, every 10 s from 10
+col = lambda x: L + (tics[0] - L) * x / 10
+inner = [c for c in range(L + 1, R) if sum(len(r) > c and r[c] == "|" for r in rows) * 2 >= len(rows)]
+want = [col(18), col(36)]
+print("# lines at columns %s, the phase's bounds at %s" % (inner, ["%.1f" % w for w in want]))
+ok = len(inner) == 2 and all(abs(a - b) <= 1 for a, b in zip(inner, want))
+ok = ok and any("phase 1" in l for l in lines) and "(phases between lines)" in "".join(lines)
+sys.exit(0 if ok else 1)
+PY
+ok $? "the terminal chart marks the phase: two lines at +18 s and +36 s, \"phase 1\" between them"
 # a run longer than 20,000 ticks is binned by several: 24,000 ticks in bins of 2
 "$top_builddir/tests/workloads/gen-explain" "$TMP/long.db" 8 24000 >/dev/null; ok $? "a long database generated (8 CPUs, 24,000 ticks a run)"
 "$SCALEMONCTL" --db "$TMP/long.db" --format json explain bx-slow > "$TMP/long.json"; ok $? "explain on it"

@@ -572,6 +572,7 @@ static void test_own(void)
         static struct analysis_run r;
         struct analysis_own_cpu cpu;
         double own, share, others;
+        char buf[320];
 
         r.m[M_CONTEXT_SWITCHES] = (struct mstat){ .have = true, .total = 362232, .has_own = true, .own_total = 358901 };
         r.m[M_CPU_MIGRATIONS] = (struct mstat){ .have = true, .total = 0, .has_own = true, .own_total = 0 };
@@ -589,6 +590,19 @@ static void test_own(void)
         is_near(cpu.busy_s, 8, 1e-12, "own: busy = all - idle - iowait");
         is_near(cpu.own_s, 0.5, 1e-12, "own: the benchmark's = its user + system");
         is_near(cpu.others_s, 7.5, 1e-12, "own: everything else's = busy - the benchmark's");
+        ok(!cpu.self_known && cpu.self_s == 0, "own: a run without scalemond_cpu takes nothing out");
+        analysis_own_cpu_words(&cpu, buf, sizeof buf);
+        is_str(buf, "cpu time busy: 8.00 CPU-s, the benchmark 0.50 (user 0.10, system 0.40), everything else 7.50 CPU-s",
+               "own: the words without scalemond_cpu, as before it existed");
+
+        r.m[M_SCALEMOND_CPU] = (struct mstat){ .have = true, .total = 0.012 };
+        ok(analysis_own_cpu(&r, &cpu) && cpu.self_known, "own: scalemond_cpu recorded");
+        is_near(cpu.others_s, 7.488, 1e-12, "own: everything else's = busy - the benchmark's - scalemond's");
+        analysis_own_cpu_words(&cpu, buf, sizeof buf);
+        is_str(buf, "cpu time busy: 8.00 CPU-s, the benchmark 0.50 (user 0.10, system 0.40), everything else 7.49 CPU-s "
+               "(scalemond's own 0.01 CPU-s taken out)", "own: the words say what was taken out");
+        r.m[M_CPU_USER].own_total = 7.995;
+        ok(analysis_own_cpu(&r, &cpu) && cpu.others_s == 0, "own: never negative when scalemond's is the rest");
 }
 
 int main(void)

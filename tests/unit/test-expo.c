@@ -51,7 +51,7 @@ static int check_format(const char *text, enum expo_format f, const char *want_l
                         bool *found)
 {
         bool om = f == EXPO_OPENMETRICS;
-        char family[256] = "", type[32] = "", seen[64][256];
+        char family[256] = "", type[32] = "", seen[64][256], l[4096] = "", prev[4096];
         size_t nseen = 0;
         int bad = 0, line = 0;
         bool eof = false;
@@ -60,7 +60,7 @@ static int check_format(const char *text, enum expo_format f, const char *want_l
         regcomp(&name_re, "^[a-zA-Z_:][a-zA-Z0-9_:]*$", REG_EXTENDED | REG_NOSUB);
         for (const char *p = text; *p; line++) {
                 const char *nl = strchr(p, '\n');
-                char l[4096], a[256], b[256];
+                char a[256], b[256];
                 size_t n;
 
                 if (!nl) {
@@ -69,6 +69,7 @@ static int check_format(const char *text, enum expo_format f, const char *want_l
                         break;
                 }
                 n = MIN((size_t)(nl - p), sizeof l - 1);
+                snprintf(prev, sizeof prev, "%s", l);
                 memcpy(l, p, n);
                 l[n] = 0;
                 p = nl + 1;
@@ -134,7 +135,7 @@ static int check_format(const char *text, enum expo_format f, const char *want_l
                 }
                 /* a sample: name, optional {labels}, space, value */
                 {
-                        char want[300], name[256];
+                        char want[300], created[300], name[256];
                         const char *q = l;
                         size_t k = strcspn(q, "{ ");
                         char *end;
@@ -142,7 +143,17 @@ static int check_format(const char *text, enum expo_format f, const char *want_l
                         snprintf(name, sizeof name, "%.*s", (int)k, q);
                         snprintf(want, sizeof want, "%s%s", family,
                                  om && streq(type, "counter") ? "_total" : om && streq(type, "info") ? "_info" : "");
-                        if (!streq(name, want)) {
+                        /* OpenMetrics: a counter's point is _total and, after it, _created */
+                        snprintf(created, sizeof created, "%s_created", family);
+                        if (om && streq(type, "counter") && streq(name, created)) {
+                                const char *lab = l + strlen(created);
+                                size_t wn = strlen(want), ln = strcspn(lab, " ");
+                                if (strncmp(prev, want, wn) != 0 || strncmp(prev + wn, lab, ln) != 0 ||
+                                    prev[wn + ln] != ' ') {
+                                        printf("#   %s does not follow its _total sample: %s\n", l, prev);
+                                        bad++;
+                                }
+                        } else if (!streq(name, want)) {
                                 printf("#   sample %s in family %s (%s)\n", name, family, type);
                                 bad++;
                         }
@@ -235,10 +246,12 @@ static void test_writer(void)
                 ok(expo_family(e, "x_seconds", EXPO_COUNTER, "seconds", "help with \\ and \"quotes\"\nand a newline") == 0,
                    "counter family with a unit");
                 ok(expo_sample(e, l, 2, 1.5) == 0, "sample with user text in a label");
+                ok(expo_created(e, l, 2, 1700000000.25) == 0, "its created time");
                 ok(expo_family(e, "bad name", EXPO_GAUGE, NULL, "h") == -EINVAL, "a bad family name is refused");
                 ok(expo_family(e, "y_total", EXPO_COUNTER, NULL, "h") == -EINVAL, "a counter named _total is refused");
                 ok(expo_family(e, "z_bytes", EXPO_GAUGE, "seconds", "h") == -EINVAL, "a unit the name lacks is refused");
                 ok(expo_family(e, "g", EXPO_GAUGE, NULL, NULL) == 0, "gauge family without help");
+                ok(expo_created(e, NULL, 0, 1) == -EINVAL, "a gauge has no created time");
                 ok(expo_sample(e, (struct expo_label[]){ { "__x", "1" } }, 1, 1) == -EINVAL, "reserved label name refused");
                 ok(expo_sample(e, NULL, 0, 12345678901.0) == 0 && expo_sample(e, NULL, 0, 0.1) == 0, "values");
                 ok(expo_sample_decimal(e, (struct expo_label[]){ { "d", "1" } }, 1, 237, 2) == 0 &&
@@ -259,6 +272,8 @@ static void test_writer(void)
                          "decimals written exactly, trailing zeros dropped");
                 if (f == EXPO_OPENMETRICS) {
                         contains(text, "# TYPE x_seconds counter\n# UNIT x_seconds seconds\n", "OpenMetrics counter metadata");
+                        contains(text, "\nx_seconds_created{run=\"r1\",tag=", "the created sample, named NAME_created");
+                        contains(text, "end\"} 1700000000.25\n", "the created time in seconds");
                         contains(text, "\\\"quotes\\\"\\nand", "OpenMetrics escapes \" and newline in HELP");
                         contains(text, "\nr_info{run=\"r1\"} 1\n", "info samples end in _info");
                         ok(len >= 6 && streq(text + len - 6, "# EOF\n"), "ends with # EOF");
@@ -344,6 +359,20 @@ static void test_collect(void)
                 is_near(sample_value(text, "scalemon_numa_hit_total{node=\"1\"}"), 9, 0, "a node metric per node");
                 is_near(sample_value(text, "scalemon_thp_fault_alloc_total"), 3, 0, "a system metric without label");
                 is_near(sample_value(text, "scalemon_start_time_seconds"), 1700000000.5, 1e-6, "the daemon's start");
+                if (f == EXPO_OPENMETRICS) {
+                        is_near(sample_value(text, "scalemon_context_switches_created{cpu=\"3\",node=\"1\"}"),
+                                1700000000.5, 1e-6, "a counter's created time is the daemon's start");
+                        is_near(sample_value(text, "scalemon_thp_fault_alloc_created"), 1700000000.5, 1e-6,
+                                "a system counter's too");
+                        is_near(sample_value(text, "scalemon_intervals_created"), 1700000000.5, 1e-6,
+                                "and the intervals counter's");
+                        contains(text, "scalemon_cpu_user_seconds_total{cpu=\"1\",node=\"0\"} 2\n"
+                                       "scalemon_cpu_user_seconds_created{cpu=\"1\",node=\"0\"} 1700000000.5\n",
+                                 "_created follows its _total, with its labels");
+                        ok(!strstr(text, "scalemon_up_created") && !strstr(text, "scalemon_run_created"),
+                           "no gauge or info has a created time");
+                } else
+                        ok(!strstr(text, "_created"), "0.0.4 has no _created samples");
                 is_near(sample_value(text, "scalemon_up"), 1, 0, "up");
                 is_near(sample_value(text, "scalemon_run_end_timestamp_seconds{run=\"r1\"}"), 1700000060.25, 1e-6,
                         "a run's end in seconds");
@@ -358,6 +387,9 @@ static void test_collect(void)
                 is_int(check_format(text, f, NULL, NULL, NULL), 0, "per node: the exposition follows the rules");
                 is_near(sample_value(text, "scalemon_context_switches_total{node=\"0\"}"), 30, 0, "node 0 sums cpus 0-1");
                 is_near(sample_value(text, "scalemon_context_switches_total{node=\"1\"}"), 75, 0, "node 1 sums cpus 2-3");
+                if (f == EXPO_OPENMETRICS)
+                        is_near(sample_value(text, "scalemon_context_switches_created{node=\"1\"}"), 1700000000.5,
+                                1e-6, "per node: the created time too");
                 ok(!strstr(text, "cpu=\""), "per node: no cpu label anywhere");
                 ok(ns_node < ns_cpu, "per node has fewer series (%zu < %zu)", ns_node, ns_cpu);
                 free(text);

@@ -3,7 +3,9 @@
  * broken) dropped with the records before it kept; a bad header refused
  * with one line.  Then the store: a tick captured into the head is what a
  * reader sees before the commit, and seen once after it; a restarted
- * writer replays what the database lacks, and nothing twice. */
+ * writer replays what the database lacks, and nothing twice.  The sqlite3
+ * shell with scalemon.so loaded sees the head's ticks too, and a committed
+ * one once. */
 #include "config.h"
 
 #include <errno.h>
@@ -138,6 +140,28 @@ static int64_t ticks_seen(const char *db)
         return sum.ticks;
 }
 
+/* The sqlite3 shell's answer to sql on db, with scalemon.so loaded (or
+ * not), its stderr included; "" if it could not run. */
+static void shell(const char *db, bool load, const char *sql, char *out, size_t outlen)
+{
+        const char *top = getenv("top_builddir");
+        char cmd[2048];
+        size_t n = 0;
+        FILE *f;
+
+        snprintf(cmd, sizeof cmd, "sqlite3 -readonly -batch -noheader %s%s%s '%s' \"%s\" 2>&1",
+                 load ? "-cmd '.load " : "", load ? (top ? top : ".") : "", load ? "/scalemon'" : "", db, sql);
+        out[0] = 0;
+        f = popen(cmd, "r");
+        if (!f)
+                return;
+        n = fread(out, 1, outlen - 1, f);
+        out[n] = 0;
+        while (n > 0 && out[n - 1] == '\n')
+                out[--n] = 0;
+        pclose(f);
+}
+
 /* One tick through the write path: captured into b, or inserted. */
 static int put_tick(struct store *w, struct head_buf *b, int64_t id, int64_t t)
 {
@@ -152,6 +176,29 @@ static int put_tick(struct store *w, struct head_buf *b, int64_t id, int64_t t)
                 r = store_add_cpu_values(w, got, M_CONTEXT_SWITCHES, vals, NULL, 2);
         store_capture(w, NULL);
         return r < 0 ? r : got == id ? 0 : -ERANGE;
+}
+
+/* Ticks, context switches summed from cpu_sample, from the view
+ * cpu_samples, the ticks in the database file and the intervals in the
+ * ticks (tick.n: every column of the table), through the shell: with
+ * scalemon.so loaded (want) and without it (want_bare, the file's alone). */
+static void test_shell(const char *db, const char *want, const char *want_bare, const char *when)
+{
+        static const char q[] =
+                "SELECT (SELECT count(*) FROM tick),"
+                " (SELECT sum(total) FROM cpu_sample),"
+                " (SELECT sum(value) FROM cpu_samples WHERE metric = 'context_switches'),"
+                " (SELECT count(*) FROM main.tick), (SELECT sum(n) FROM tick)";
+        static const char q_bare[] =
+                "SELECT (SELECT count(*) FROM tick), (SELECT sum(total) FROM cpu_sample)";
+        char out[1024], name[256];
+
+        shell(db, true, q, out, sizeof out);
+        snprintf(name, sizeof name, "%s: sqlite3 with scalemon.so loaded sees every tick, each once", when);
+        is_str(out, want, name);
+        shell(db, false, q_bare, out, sizeof out);
+        snprintf(name, sizeof name, "%s: without it, the database file's ticks only", when);
+        is_str(out, want_bare, name);
 }
 
 static void test_store(void)
@@ -178,12 +225,14 @@ static void test_store(void)
         head_finish(&b);
         is_int(write_file(head, &b), 0, "head written");
         is_int(ticks_seen(db), 2, "a reader sees the head's two ticks before any commit");
+        test_shell(db, "2|24|24.0|0|2", "0|", "before any commit");
 
         /* tick 1 committed: seen once */
         store_begin(w);
         is_int(put_tick(w, NULL, 1, 1000), 0, "tick 1 inserted with the id the head gave it");
         store_commit(w);
         is_int(ticks_seen(db), 2, "after its commit, tick 1 is seen once");
+        test_shell(db, "2|24|24.0|1|2", "1|12", "after tick 1's commit");
 
         /* a restart: the replay adds tick 2 only */
         is_int(store_head_replay(w, b.p, b.len, &n), 0, "replay");

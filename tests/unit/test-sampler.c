@@ -458,8 +458,10 @@ static struct sampler_config config(void)
         snprintf(proc, sizeof proc, "%s/proc", root);
         cfg.sysroot = sys;
         cfg.procroot = proc;
-        for (int m = 0; m < _M_MAX; m++)       /* the fixture tree only: no perf, no BPF */
-                cfg.enabled[m] = !metric_is_perf(&metric_table[m]) && !metric_is_bpf(&metric_table[m]);
+        for (int m = 0; m < _M_MAX; m++)       /* the fixture tree only: no perf, no BPF, not the process's
+                                                 * own CPU time (test-sampler-self.c) */
+                cfg.enabled[m] = !metric_is_perf(&metric_table[m]) && !metric_is_bpf(&metric_table[m]) &&
+                                 metric_table[m].source != SRC_SELF;
         return cfg;
 }
 

@@ -467,7 +467,9 @@ static void test_page_size(void)
         struct store *w = NULL;
         char *err = NULL;
 
-        is_int(store_page_size_for(2), 4096, "2 CPUs: 4 KiB pages");
+        is_int(store_page_size_for(2), 1024, "2 CPUs: 1 KiB pages");
+        is_int(store_page_size_for(16), 1024, "16 CPUs: 1 KiB pages");
+        is_int(store_page_size_for(17), 4096, "17 CPUs: 4 KiB pages");
         is_int(store_page_size_for(64), 4096, "64 CPUs: 4 KiB pages");
         is_int(store_page_size_for(65), 16384, "65 CPUs: 16 KiB pages");
         is_int(store_page_size_for(1024), 16384, "1024 CPUs: 16 KiB pages");
@@ -485,6 +487,47 @@ static void test_page_size(void)
         free(err);
 }
 
+/* Events in the database file alone, without its log: a copy of the
+ * file, read with no -wal beside it. */
+static int events_in_file(const char *db)
+{
+        char copy[512], cmd[4 * 512 + 64];
+
+        path(copy, sizeof copy, "ckpt-copy.db");
+        snprintf(cmd, sizeof cmd, "rm -f %s %s-wal %s-shm && cp %s %s", copy, copy, copy, db, copy);
+        if (system(cmd) != 0)
+                return -1;
+        return raw_count(copy, "SELECT count(*) FROM event WHERE kind = 'test'");
+}
+
+/* The minute's checkpoint: at the log's size, or once it is quiet (a
+ * write since the last checkpoint, none since the last call).  What
+ * tells: the rows are in the database file without its log. */
+static void test_checkpoint_due(void)
+{
+        char db[512];
+        struct store *w = NULL;
+        char *err = NULL;
+        int64_t tick;
+
+        path(db, sizeof db, "ckpt.db");
+        is_int(store_open_sized(db, 1024, &w, &err), 0, "create");
+        is_int(store_checkpoint(w, true), 0, "the schema into the file");
+        ok(store_begin(w) == 0 && store_add_tick(w, 1000000000, 1000000000, &tick) == 0 &&
+           store_add_event(w, 2000000000, "test", -1, NULL) == 0 && store_commit(w) == 0, "a commit");
+        is_int(store_checkpoint_due(w, 1LL << 30), 0, "the first call after it");
+        is_int(events_in_file(db), 0, "copies nothing: the log is not quiet yet");
+        is_int(store_checkpoint_due(w, 1LL << 30), 0, "the next call, nothing written since");
+        is_int(events_in_file(db), 1, "copies the log into the file");
+        ok(store_begin(w) == 0 && store_add_event(w, 3000000000, "test", -1, NULL) == 0 && store_commit(w) == 0,
+           "another commit");
+        is_int(store_checkpoint_due(w, 1LL << 30), 0, "a call after it");
+        is_int(store_checkpoint_due(w, 1), 0, "a call with the log past min_wal");
+        is_int(events_in_file(db), 2, "copies it at once");
+        w = store_close(w);
+        free(err);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -495,6 +538,7 @@ int main(void)
         test_series_cpus();
         test_schema_versions();
         test_page_size();
+        test_checkpoint_due();
         {
                 char cmd[600];
                 snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
