@@ -7,10 +7,12 @@
  * b-tree pages it touches into the write-ahead log, and at 1 s committing
  * every tick writes a hundred times the bytes the database keeps.  A flush comes
  * sooner when the intervals held reach FLUSH_HELD_MAX (or a quarter of
- * backlog_limit), and at once for a tick that carries events.  A crash
- * (kill -9, power) loses at most the intervals sampled since the last
- * commit: commit_interval's worth.  While writes fail, or a reader pins the write-ahead
- * log at wal_limit, the intervals stay in memory (compacted) up to
+ * backlog_limit), and at once for a tick that carries events.  Each tick
+ * is appended to the head file as it is taken, so kill -9 loses at most
+ * the tick being sampled (a restarted daemon commits the head first) and
+ * readers see every tick at once; a power loss loses what the kernel had
+ * not written back of the head (scalemond(8)).  While writes fail, or a
+ * reader pins the write-ahead log at wal_limit, the intervals stay in memory (compacted) up to
  * backlog_limit; past it the oldest go, and the span lost is written as a
  * gap row with the next batch.  A run boundary is a tick flushed at once
  * (ticker_snapshot()).
