@@ -102,10 +102,12 @@ ok $? "its stop and totals are in the database at once"
 t_b=$(now_ns)
 ctl run start b >/dev/null; ok $? "run b starts (a commit)"
 sleep 2
-# the time of the kill: once the daemon is gone (a tick may end between a
-# clock read before the signal and its delivery)
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=
+# the kill's time: t_kill just before the signal (what was sampled by then
+# must be kept), t_dead once the daemon is gone (a tick may end between the
+# two: the last tick sampled ends by t_dead)
 t_kill=$(now_ns)
+kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=
+t_dead=$(now_ns)
 e=$(last_end)
 lost=$((t_kill - e))
 diag "killed $(((t_kill - t_b) / 1000000)) ms after run b's start; the database file ends $((lost / 1000000)) ms before the kill"
@@ -126,7 +128,7 @@ e2=$(fsql "SELECT coalesce(max(t + dur), 0) FROM tick WHERE t + dur <= $t_kill")
 [ $((t_kill - e2)) -le $((100000000 + 200000000)) ]
 ok $? "the restart committed the head's ticks: the kill lost $(((t_kill - e2) / 1000000)) ms (at most an interval and a loaded machine's 200 ms)"
 [ "$(fsql "SELECT status FROM run WHERE name = 'b'")" = interrupted ]; ok $? "the restart closes run b as interrupted"
-[ "$(fsql "SELECT end_tick = (SELECT max(id) FROM tick WHERE t + dur <= $t_kill) FROM run WHERE name = 'b'")" = 1 ]
+[ "$(fsql "SELECT end_tick = (SELECT max(id) FROM tick WHERE t + dur <= $t_dead) FROM run WHERE name = 'b'")" = 1 ]
 ok $? "at the last tick sampled before the kill"
 sleep 1.5
 t_stop=$(now_ns)
