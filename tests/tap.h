@@ -58,6 +58,17 @@ static inline void tap_ok(int cond, const char *fmt, ...)
                         printf("#   '%s' does not contain '%s'\n", _h ? _h : "(null)", (needle)); \
         } while (0)
 
+/* Remove a test's temporary directory and what is in it; one left behind
+ * is not a failure. */
+static inline void tap_rm_rf(const char *dir)
+{
+        char cmd[4200];
+
+        if ((size_t)snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir) < sizeof cmd && system(cmd) != 0) {
+                /* a temporary directory left behind */
+        }
+}
+
 static inline int tap_done(void)
 {
         printf("1..%d\n", tap_n);

@@ -363,12 +363,6 @@ int main(void)
         sampler_free(g.sm);
         store_close(g.st);
         conf_free(&g.c);
-        {
-                char cmd[600];
-                snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-                if (system(cmd) != 0) {
-                        /* a temporary directory left behind */
-                }
-        }
+        tap_rm_rf(dir);
         return tap_done();
 }

@@ -226,12 +226,6 @@ int main(void)
         }
         test_batch();
         test_wal_hold_and_gap();
-        {
-                char cmd[600];
-                snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-                if (system(cmd) != 0) {
-                        /* a temporary directory left behind */
-                }
-        }
+        tap_rm_rf(dir);
         return tap_done();
 }
