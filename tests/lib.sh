@@ -42,6 +42,14 @@ daemon_log_tail() {
         tail -n 30 "$TMP/daemon.log" | sed 's/^/# daemon: /'
 }
 
+# need_hotplug CPU: CPU can be taken offline and is online now; sets CPU
+# and ONLINE (its sysfs file), else the test is skipped
+need_hotplug() {
+        CPU=$1
+        ONLINE=/sys/devices/system/cpu/cpu$CPU/online
+        [ -w "$ONLINE" ] || skip_all "cpu$CPU cannot be taken offline here (no writable $ONLINE)"
+        [ "$(cat "$ONLINE")" = 1 ] || skip_all "cpu$CPU is already offline"
+}
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for system-wide perf events"; }
 # fake_kernel: this test needs no kernel counter (what it checks is the
 # daemon's and client's own behaviour), so it runs as any user, root

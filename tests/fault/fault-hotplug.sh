@@ -9,11 +9,7 @@
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
 command -v taskset >/dev/null || skip_all "taskset not installed"
-CPU=1
-ONLINE=/sys/devices/system/cpu/cpu$CPU/online
-[ -e "$ONLINE" ] || skip_all "cpu$CPU cannot be taken offline here (no $ONLINE)"
-[ -w "$ONLINE" ] || skip_all "cpu$CPU cannot be taken offline here ($ONLINE not writable)"
-[ "$(cat "$ONLINE")" = 1 ] || skip_all "cpu$CPU is already offline"
+need_hotplug 1
 WLPID=
 restore() {
         echo 1 > "$ONLINE" 2>/dev/null

@@ -23,10 +23,7 @@
 need_root
 command -v prometheus >/dev/null || skip_all "no prometheus binary (Debian package prometheus)"
 command -v curl >/dev/null || skip_all "no curl"
-CPU=1
-ONLINE=/sys/devices/system/cpu/cpu$CPU/online
-[ -w "$ONLINE" ] || skip_all "cpu$CPU cannot be taken offline here (no writable $ONLINE)"
-[ "$(cat "$ONLINE")" = 1 ] || skip_all "cpu$CPU is already offline"
+need_hotplug 1
 restore() { touch "$TMP/stop" 2>/dev/null; echo 1 >"$ONLINE" 2>/dev/null; cleanup; }
 trap restore EXIT
 

@@ -5,10 +5,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 command-line tool not installed"
-CPU=${HOTPLUG_CPU:-1}
-ONLINE=/sys/devices/system/cpu/cpu$CPU/online
-[ -w "$ONLINE" ] || skip_all "cpu$CPU cannot be taken offline here (no writable $ONLINE)"
-[ "$(cat "$ONLINE")" = 1 ] || skip_all "cpu$CPU is already offline"
+need_hotplug "${HOTPLUG_CPU:-1}"
 restore() { echo 1 > "$ONLINE" 2>/dev/null; cleanup; }
 trap restore EXIT
 

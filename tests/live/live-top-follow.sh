@@ -10,10 +10,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 need_root
 command -v python3 >/dev/null || skip_all "python3 not installed"
-CPU=1
-ONLINE=/sys/devices/system/cpu/cpu$CPU/online
-[ -w "$ONLINE" ] || skip_all "cpu$CPU cannot be taken offline here (no writable $ONLINE)"
-[ "$(cat "$ONLINE")" = 1 ] || skip_all "cpu$CPU is already offline"
+need_hotplug 1
 [ "$(nproc --all)" = 2 ] || skip_all "the checks count 2 CPUs; this machine has $(nproc --all)"
 
 printf 'interval = 100ms\n' > "$TMP/live.conf"
