@@ -2,7 +2,7 @@
 # explain-fixtures.sh - explain's causes on real runs of a 2-CPU machine,
 # recorded once (tests/fixtures/explain/record.sh: three 5 s runs of
 # stress-ng --cpu 2 per case, each in a cgroup of its own, the second with
-# a known trouble; and 30 groups of three 1.5 s runs with none), so that
+# a known trouble, and ten more such groups per case; and 30 groups of three 1.5 s runs with none), so that
 # the answer is judged the same way every time, without root:
 #   hog     stress-ng --cpu 2 OUTSIDE the run's cgroup, +1 s for 3 s
 #   faults  a page-fault storm inside the run (wl-touch again and again), +1.5 s for 2 s
@@ -69,6 +69,33 @@ for c in hog faults locks; do
         for r in 1 3; do
                 [ "$(x $c $c-r$r | jpy 'len(d["causes"])')" = 0 ]; ok $? "$c-r$r, a normal run: no cause"
         done
+done
+
+# --- ten groups of each case: the first cause, 10 of 10 ---
+# record.sh groups: ten more groups of each case, recorded the same way,
+# one database per case (runs CASE-gG-r1..3, tagged group=G: the siblings
+# of CASE-gG-r2 are that group's r1 and r3).  The same judgement as above:
+# hog, another process's CPU time; faults, the page-fault family; locks,
+# kernel lock wait with its top caller named in the text, mprotect (which
+# the storm calls).
+judge() {       # judge CASE: 1 when $TMP/g.json's first cause is the case's trouble
+        jpy "$(case $1 in
+        hog)    echo 'int(bool(d["causes"]) and [d["causes"][0][k] for k in ("family", "part")] + d["causes"][0]["metrics"][:1] == ["others", "others", "everything_else:cpu_time"])' ;;
+        faults) echo 'int(bool(d["causes"]) and d["causes"][0]["family"] == "page_faults")' ;;
+        locks)  echo 'int(bool(d["causes"]) and d["causes"][0]["family"] == "locks" and d["causes"][0]["metrics"][:1] == ["lock_wait_ns"] and bool(d["causes"][0].get("callers")) and ("most at " + d["causes"][0]["callers"][0]["caller"] + " ") in d["causes"][0]["text"] and d["causes"][0]["callers"][0]["caller"].startswith("__x64_sys_mprotect+"))' ;;
+        esac)" < "$TMP/g.json"
+}
+for c in hog faults locks; do
+        gzip -dc "$F/$c-10.db.gz" > "$TMP/$c-10.db"; ok $? "fixture $c-10"
+        right=0
+        for g in $(seq 1 10); do
+                x "$c-10" "$c-g$g-r2" > "$TMP/g.json" || { diag "$c-g$g-r2: explain failed"; continue; }
+                j=$(judge "$c")
+                right=$((right + j))
+                diag "$c-g$g-r2: $([ "$j" = 1 ] && echo right || echo MISS): $(jpy 'd["causes"][0]["text"][:100] if d["causes"] else d["summary"][:100]' < "$TMP/g.json")"
+        done
+        diag "$c: the first cause right in $right of 10 groups"
+        [ "$right" = 10 ]; ok $? "$c: the first cause right in 10 of 10 groups ($right)"
 done
 
 # --- the same answer in any database ---
