@@ -21,12 +21,10 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "head-sql.h"
@@ -79,26 +77,12 @@ static const char *const view_sql =
         "CREATE TEMP VIEW mux AS SELECT tick, cpu, grp, duty FROM main.mux"
         " UNION ALL SELECT tick, cpu, grp, duty FROM temp.h_mux WHERE tick > " AFTER ";"
         "CREATE TEMP VIEW event AS SELECT id, t, kind, cpu, detail FROM main.event"
-        " UNION ALL SELECT -id, t, kind, cpu, detail FROM temp.h_event WHERE tick > " AFTER ";"
-        /* the head's side alone, for the head's leg of main's views */
-        "CREATE TEMP VIEW hv_tick AS SELECT id, t, dur, 1 AS n FROM temp.h_tick WHERE id > " AFTER ";"
-        "CREATE TEMP VIEW hv_sample AS SELECT metric, tick, loc, value FROM temp.h_sample WHERE tick > " AFTER ";"
-        "CREATE TEMP VIEW hv_cpu_sample AS SELECT tick, metric, total, vals FROM temp.h_cpu_sample"
-        " WHERE tick > " AFTER ";"
-        "CREATE TEMP VIEW hv_run_own_sample AS SELECT run, tick, metric, value FROM temp.h_run_own_sample"
-        " WHERE tick > " AFTER ";"
-        "CREATE TEMP VIEW hv_mux AS SELECT tick, cpu, grp, duty FROM temp.h_mux WHERE tick > " AFTER ";"
-        "CREATE TEMP VIEW hv_event AS SELECT -id AS id, t, kind, cpu, detail FROM temp.h_event"
-        " WHERE tick > " AFTER ";";
-
-static const char *const series[] = { "tick", "sample", "cpu_sample", "run_own_sample", "mux", "event" };
+        " UNION ALL SELECT -id, t, kind, cpu, detail FROM temp.h_event WHERE tick > " AFTER ";";
 
 /* what an earlier attach made, but main's views' copies (copy_views()) */
 static const char *const drop_sql =
         "DROP VIEW IF EXISTS temp.tick; DROP VIEW IF EXISTS temp.sample; DROP VIEW IF EXISTS temp.cpu_sample;"
         "DROP VIEW IF EXISTS temp.run_own_sample; DROP VIEW IF EXISTS temp.mux; DROP VIEW IF EXISTS temp.event;"
-        "DROP VIEW IF EXISTS temp.hv_tick; DROP VIEW IF EXISTS temp.hv_sample; DROP VIEW IF EXISTS temp.hv_cpu_sample;"
-        "DROP VIEW IF EXISTS temp.hv_run_own_sample; DROP VIEW IF EXISTS temp.hv_mux; DROP VIEW IF EXISTS temp.hv_event;"
         "DROP TABLE IF EXISTS temp.h_tick; DROP TABLE IF EXISTS temp.h_sample; DROP TABLE IF EXISTS temp.h_cpu_sample;"
         "DROP TABLE IF EXISTS temp.h_run_own_sample; DROP TABLE IF EXISTS temp.h_mux; DROP TABLE IF EXISTS temp.h_event;";
 
@@ -252,111 +236,9 @@ static bool db_head_id(sqlite3 *db, uint64_t *ret)
         return found;
 }
 
-static size_t word_len(const char *p)
-{
-        size_t n = 0;
-
-        while (p[n] && (isalnum((unsigned char)p[n]) || p[n] == '_'))
-                n++;
-        return n;
-}
-
-static bool word_is(const char *p, size_t n, const char *w)
-{
-        return n == strlen(w) && strncasecmp(p, w, n) == 0;
-}
-
-static bool is_series(const char *p, size_t n)
-{
-        for (size_t i = 0; i < ELEMENTSOF(series); i++)
-                if (word_is(p, n, series[i]))
-                        return true;
-        return false;
-}
-
-/* Whether the word at p ends a table's name in a FROM clause (it is no alias) */
-static bool ends_table(const char *p)
-{
-        static const char *const kw[] = { "ON",    "USING", "JOIN",  "LEFT",   "INNER", "CROSS", "NATURAL",
-                                          "WHERE", "GROUP", "ORDER", "LIMIT",  "UNION", "HAVING", "WINDOW" };
-        size_t n;
-
-        p += strspn(p, " \t\r\n");
-        n = word_len(p);
-        if (n == 0)
-                return true;            /* ',', ')', ';' or the end */
-        for (size_t i = 0; i < ELEMENTSOF(kw); i++)
-                if (word_is(p, n, kw[i]))
-                        return true;
-        return false;
-}
-
-/* A view's SELECT with each series table it names after FROM or JOIN read
- * from the head's side alone (hv_*), under its own name; NULL when it names
- * none.  Quoted text is copied as it is. */
-static char *head_leg(const char *sel, bool *ret_any)
-{
-        char *out = sqlite3_mprintf("%s", "");
-        bool after_from = false;
-        const char *p = sel;
-
-        *ret_any = false;
-        while (out && *p) {
-                size_t n = word_len(p);
-                if (n == 0 && (*p == '\'' || *p == '"')) {
-                        const char *q = strchr(p + 1, *p);
-                        n = q ? (size_t)(q - p) + 1 : strlen(p);
-                        out = sqlite3_mprintf("%z%.*s", out, (int)n, p);
-                } else if (n == 0) {
-                        out = sqlite3_mprintf("%z%c", out, *p);
-                        n = 1;
-                        if (!strchr(" \t\r\n", *p))
-                                after_from = false;
-                } else if (after_from && is_series(p, n) && p[n] != '.' && p[n] != '(') {
-                        out = sqlite3_mprintf("%ztemp.hv_%.*s", out, (int)n, p);
-                        if (out && ends_table(p + n))
-                                out = sqlite3_mprintf("%z AS %.*s", out, (int)n, p);
-                        *ret_any = true;
-                        after_from = false;
-                } else {
-                        out = sqlite3_mprintf("%z%.*s", out, (int)n, p);
-                        after_from = word_is(p, n, "FROM") || word_is(p, n, "JOIN");
-                }
-                p += n;
-        }
-        return out;
-}
-
-/* One of main's views ("CREATE VIEW name AS select") again in temp: the
- * series tables' names find the temp views, but a join over those is read
- * whole (SQLite flattens no UNION ALL into an aggregate or a join's inner
- * side), so a view that names them is main's own view (main's indexes) and
- * the same SELECT over the head's side alone. */
-static char *copy_view(char *sql, const char *name, const char *def)
-{
-        const char *sel = def;
-        char *leg;
-        bool any;
-
-        while (*sel && !(word_is(sel, word_len(sel), "AS") && strchr(" \t\r\n", sel[-1])))
-                sel += word_len(sel) ? word_len(sel) : 1;
-        sel += *sel ? 2 : 0;
-        leg = head_leg(sel, &any);
-        if (!leg) {
-                sqlite3_free(sql);
-                return NULL;
-        }
-        if (any && *sel)
-                sql = sqlite3_mprintf("%z CREATE TEMP VIEW \"%w\" AS SELECT * FROM main.\"%w\" UNION ALL "
-                                      "SELECT * FROM (%s);", sql, name, name, leg);
-        else
-                sql = sqlite3_mprintf("%z CREATE TEMP VIEW %s;", sql, def);
-        sqlite3_free(leg);
-        return sql;
-}
-
-/* main's views again in temp (copy_view()), after dropping the copies an
- * earlier attach made; with none = true only the drops. */
+/* main's views again in temp, from their own SQL ("CREATE VIEW name AS
+ * ..."), after dropping the copies an earlier attach made; with none = true
+ * only the drops. */
 static int copy_views(sqlite3 *db, bool none, char *err, size_t errlen)
 {
         static const char prefix[] = "CREATE VIEW ";
@@ -376,7 +258,7 @@ static int copy_views(sqlite3 *db, bool none, char *err, size_t errlen)
                         continue;
                 sql = sqlite3_mprintf("%z DROP VIEW IF EXISTS temp.\"%w\";", sql, name);
                 if (!none && sql)
-                        sql = copy_view(sql, name, def + sizeof prefix - 1);
+                        sql = sqlite3_mprintf("%z CREATE TEMP VIEW %s;", sql, def + sizeof prefix - 1);
         }
         sqlite3_finalize(st);
         if (!sql) {
