@@ -309,6 +309,18 @@ static int lock_callers(struct ex *e, struct explain_cause *k)
         }
         if (r >= 0)
                 r = analysis_lock_changes(t, &zero, 1, sib, e->nsib, &v, &n);
+        if (r >= 0 && t[0].locks.nobj > 0) {
+                /* by lock object, largest wait first: addresses differ from
+                 * run to run (a process's mmap_lock), so the run's own first */
+                const struct store_lock_obj *b = &t[0].locks.obj[0];
+                k->lock.have = true;
+                snprintf(k->lock.lock, sizeof k->lock.lock, "%s", b->lock);
+                snprintf(k->lock.name, sizeof k->lock.name, "%s", b->name);
+                snprintf(k->lock.type, sizeof k->lock.type, "%s", b->type);
+                k->lock.wait_ms = b->total_wait_ns / 1e6;
+                k->lock.contended = b->contended;
+                k->lock.callers = b->callers;
+        }
         for (size_t j = 0; j <= e->nsib; j++)
                 analysis_locks_free(&t[j].locks);
         if (r < 0)

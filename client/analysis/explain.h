@@ -75,6 +75,15 @@ struct explain_cause_caller {
         double run_ms, sib_ms;          /* total wait over the run; the siblings' mean */
 };
 
+/* The lock object the run waited for most (its lock table by lock): its
+ * name where known ("mmap_lock"), address and type. */
+struct explain_cause_lock {
+        bool have;
+        char lock[24], name[96], type[24];
+        double wait_ms;
+        int64_t contended, callers;
+};
+
 /* A distinct cause: a family whose head passes the floors, with its
  * members that pass too. */
 struct explain_cause {
@@ -89,10 +98,11 @@ struct explain_cause {
         int phase;                      /* index in phases of the phase it shows in, or -1 */
         struct explain_cause_caller callers[EXPLAIN_CAUSE_CALLERS];
         size_t ncallers;
+        struct explain_cause_lock lock; /* locks: the lock most waited for */
         bool own_known;                 /* others: the benchmark's own CPU time and stall, from its cgroup */
         double own_cpu_delta_s;         /* its own CPU-s minus the siblings' median */
         double own_stall_s;             /* its tasks' CPU pressure (cpu.pressure some), s */
-        char text[512];                 /* the plain-words line */
+        char text[768];                 /* the plain-words line */
 };
 
 /* What a counter counts: the machine's (every catalogue metric), or

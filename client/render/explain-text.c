@@ -323,6 +323,11 @@ static json_t *causes_json(const struct explain_run_result *r)
                         json_object_set_new(o, "callers", cl);
                 else
                         json_decref(cl);
+                if (k->family == FAM_LOCKS && k->lock.have)
+                        json_object_set_new(o, "lock", json_pack("{s:s,s:s,s:s,s:f,s:I,s:I}", "lock", k->lock.lock, "name",
+                                                                 k->lock.name, "type", k->lock.type, "wait_ms",
+                                                                 k->lock.wait_ms, "contended", (json_int_t)k->lock.contended,
+                                                                 "callers", (json_int_t)k->lock.callers));
                 json_array_append_new(a, o);
         }
         return a;

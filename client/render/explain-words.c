@@ -168,6 +168,10 @@ static void cause_text(const struct explain_run_result *r, struct explain_cause 
         for (size_t i = 0; i < k->ncallers; i++)
                 strbuf_appendf(b, len, &o, "%s %s (%s) %.1f ms against %.1f ms", i ? "," : "; most at", k->callers[i].caller,
                                k->callers[i].type, k->callers[i].run_ms, k->callers[i].sib_ms);
+        if (k->lock.have)
+                strbuf_appendf(b, len, &o, "; the lock waited for most: %s%s%s (%s) %.1f ms in %lld waits from %lld callers",
+                               k->lock.name, k->lock.name[0] ? " at " : "", k->lock.lock, k->lock.type, k->lock.wait_ms,
+                               (long long)k->lock.contended, (long long)k->lock.callers);
         if (k->nmetrics > 1) {
                 strbuf_appendf(b, len, &o, "; with");
                 for (size_t i = 1; i < k->nmetrics && i < 4; i++)

@@ -97,6 +97,14 @@ for c in hog faults locks; do
         diag "$c: the first cause right in $right of 10 groups"
         [ "$right" = 10 ]; ok $? "$c: the first cause right in 10 of 10 groups ($right)"
 done
+# the lock storm's lock: one process's mmap_lock (wl-mmapstorm's threads
+# share it), named from the run's lock table by lock, in JSON and words
+named=0
+for g in $(seq 1 10); do
+        x locks-10 "locks-g$g-r2" > "$TMP/g.json" || continue
+        named=$((named + $(jpy 'int(d["causes"][0].get("lock", {}).get("name") == "mmap_lock" and ("the lock waited for most: mmap_lock at " + d["causes"][0]["lock"]["lock"]) in d["causes"][0]["text"])' < "$TMP/g.json")))
+done
+[ "$named" = 10 ]; ok $? "locks: the lock waited for most is the storm's mmap_lock, named in 10 of 10 groups ($named)"
 
 # --- the same answer in any database ---
 # every run recorded here, imported beside the hog's: other groups, other
