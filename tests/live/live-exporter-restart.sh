@@ -130,7 +130,10 @@ for r in res:
     if old and new and old[-1] > 0:
         at_restart[0] += 1
         at_restart[1] += new[0] < old[-1]
-print(len(res), within, moved, at_restart[0], at_restart[1])' "$S2" >"$TMP/resets"
+        if not new[0] < old[-1]:
+            print("# not reset:", r["metric"], old[-1], "->", new[0], file=sys.stderr)
+print(len(res), within, moved, at_restart[0], at_restart[1])' "$S2" >"$TMP/resets" 2>"$TMP/notreset"
+sed 's/^# /# at the restart, /' "$TMP/notreset"
 read -r nall nwithin nmoved nabove nreset <"$TMP/resets"
 [ "$nwithin" = 0 ] && [ "$nmoved" -gt 20 ]
 ok $? "no counter reset within a daemon's life, cpu$CPU's hotplug included ($nwithin of $nall series; $nmoved moved)"
