@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "packed-sql.h"
 #include "retain-sched.h"
+#include "sqlraw.h"
 #include "store.h"
 #include "tap.h"
 #include "timeutil.h"
@@ -26,24 +26,6 @@
 #define BUCKET (10 * S)
 
 static char dir[] = "/tmp/scalemon-test-retain.XXXXXX";
-
-static int64_t raw_int(const char *db, const char *sql)
-{
-        sqlite3 *h;
-        sqlite3_stmt *st;
-        int64_t v = -1;
-
-        if (sqlite3_open(db, &h) != SQLITE_OK)
-                return -1;
-        packed_sql_register(h);
-        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-                if (sqlite3_step(st) == SQLITE_ROW)
-                        v = sqlite3_column_int64(st, 0);
-                sqlite3_finalize(st);
-        }
-        sqlite3_close(h);
-        return v;
-}
 
 static int sum_cb(void *userdata, int metric, int loc, double value)
 {

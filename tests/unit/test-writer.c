@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "head.h"
-#include "packed-sql.h"
+#include "sqlraw.h"
 #include "store.h"
 #include "tap.h"
 #include "writer.h"
@@ -24,25 +24,6 @@
 #define NCPU 4
 
 static char dir[] = "/tmp/scalemon-test-writer.XXXXXX";
-
-/* The first column of the first row of sql on db, as int64; -1 on error. */
-static int64_t raw_int(const char *db, const char *sql)
-{
-        sqlite3 *h;
-        sqlite3_stmt *st;
-        int64_t v = -1;
-
-        if (sqlite3_open(db, &h) != SQLITE_OK)
-                return -1;
-        packed_sql_register(h);
-        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-                if (sqlite3_step(st) == SQLITE_ROW)
-                        v = sqlite3_column_int64(st, 0);
-                sqlite3_finalize(st);
-        }
-        sqlite3_close(h);
-        return v;
-}
 
 static int64_t file_size(const char *path)
 {
