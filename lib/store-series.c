@@ -104,6 +104,17 @@ static ssize_t row_cell(struct store *s, struct store_tick_values *tv, sqlite3_s
         return (ssize_t)((size_t)m * tv->n + (size_t)b);
 }
 
+/* The ticks of [since, until), by id: id, t, dur. */
+static int ticks_stmt(struct store *s, int64_t since, int64_t until, sqlite3_stmt **ret)
+{
+        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, ret,
+                               NULL) != SQLITE_OK)
+                return -1;
+        sqlite3_bind_int64(*ret, 1, since);
+        sqlite3_bind_int64(*ret, 2, until);
+        return 0;
+}
+
 /* The ticks of [since, until), and the bin of each. */
 static int read_ticks(struct store *s, int64_t since, int64_t until, int64_t bin_ns, struct store_tick_values *tv)
 {
@@ -111,11 +122,8 @@ static int read_ticks(struct store *s, int64_t since, int64_t until, int64_t bin
         size_t cap = 0;
         int r;
 
-        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
-                               NULL) != SQLITE_OK)
+        if (ticks_stmt(s, since, until, &st) < 0)
                 return store_sqlite_error(s, "series");
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
                 size_t b = bin_of(sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), since, bin_ns, tv->n);
                 if (tv->nticks_ == cap) {
@@ -329,11 +337,8 @@ static int node_ticks(struct store *s, int64_t since, int64_t until, int64_t bin
         sqlite3_stmt *st;
         int r;
 
-        if (sqlite3_prepare_v2(s->db, "SELECT id, t, dur FROM tick WHERE t >= ?1 AND t < ?2 ORDER BY id", -1, &st,
-                               NULL) != SQLITE_OK)
+        if (ticks_stmt(s, since, until, &st) < 0)
                 return store_sqlite_error(s, "series");
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
         *first = 0;
         *last = -1;
         while ((r = sqlite3_step(st)) == SQLITE_ROW) {
