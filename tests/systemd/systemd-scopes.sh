@@ -5,8 +5,8 @@
 # for every scalemon-run-*.scope whose condition fails, as an
 # administrator's policy would): run exec says so in one line (and that
 # the service cannot make a cgroup of its own either), the command runs
-# and the run is done, counted for the machine, without own counters.  Then 1,000 `run exec` in a row, each in its scope: every
-# run done, no scope unit and no cgroup directory left, no descriptor
+# and the run is done, counted for the machine, without own counters.
+# Then 1,000 `run exec` in a row, each in its scope: every run done, no scope unit and no cgroup directory left, no descriptor
 # leaked by scalemond, no holder process left, and its ticks on time.
 . "${srcdir:-.}/tests/lib.sh"
 . "$srcdir/tests/systemd/systemd-harness.sh"
